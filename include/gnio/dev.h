@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gnio/dev.h - a wire opened from a spec string (DOCA: doca_dev/doca_devinfo).
+ *
+ * Specs:  sw:NAME            in-process software NIC with a peer endpoint
+ *         afxdp:IFACE[@Q]    AF_XDP socket on a Linux interface
+ *         afpacket:IFACE     AF_PACKET TPACKET_V3
+ *         pcap:FILE[,out=F]  replay a capture, write what is sent
+ * Options follow the name after commas, e.g. "sw:a,depth=8192".
+ */
+#ifndef GNIO_DEV_H
+#define GNIO_DEV_H
+
+#include <stdint.h>
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gnio_dev;
+struct gnio_devinfo;
+
+/* Wire capability flags (the NIC axis of the capability check). */
+#define GNIO_WIRE_CAP_ZERO_COPY    (1u << 0) /* frames land in the pool without a copy */
+#define GNIO_WIRE_CAP_SW_TIMESTAMP (1u << 1)
+#define GNIO_WIRE_CAP_HW_TIMESTAMP (1u << 2)
+#define GNIO_WIRE_CAP_TXTIME       (1u << 3) /* the wire itself honours send times */
+#define GNIO_WIRE_CAP_NATIVE_MODE  (1u << 4)
+#define GNIO_WIRE_CAP_SKB_MODE     (1u << 5)
+#define GNIO_WIRE_CAP_MULTI_QUEUE  (1u << 6)
+#define GNIO_WIRE_CAP_RX           (1u << 7)
+#define GNIO_WIRE_CAP_TX           (1u << 8)
+
+struct gnio_wire_caps {
+	uint32_t struct_size;     /* set by the caller to sizeof(struct gnio_wire_caps) */
+	uint32_t flags;           /* GNIO_WIRE_CAP_* */
+	uint32_t max_frame_size;  /* largest frame the wire carries, bytes, no FCS */
+	uint32_t num_rx_queues;
+	uint32_t num_tx_queues;
+	char mode[32];            /* mode in use, e.g. "native,copy"; "" if n/a */
+};
+
+/* Open a wire. Errors: INVALID_VALUE (malformed spec), NOT_FOUND (unknown wire
+ * kind or missing interface/file), NOT_PERMITTED (privilege), NOT_SUPPORTED
+ * (wire not built in), IN_USE, NO_MEMORY, OPERATING_SYSTEM. */
+gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev);
+/* Close a wire. Errors: INVALID_VALUE, BAD_STATE (queues still exist). */
+gnio_error_t gnio_dev_close(struct gnio_dev *dev);
+struct gnio_devinfo *gnio_dev_as_devinfo(struct gnio_dev *dev);
+
+/* The spec the wire was opened with. */
+const char *gnio_devinfo_get_spec(const struct gnio_devinfo *info);
+/* Wire kind: "sw", "afxdp", "afpacket", "pcap". */
+const char *gnio_devinfo_get_wire(const struct gnio_devinfo *info);
+/* Name after the colon: the sw name, interface or file. */
+const char *gnio_devinfo_get_name(const struct gnio_devinfo *info);
+/* Errors: INVALID_VALUE. */
+gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps);
+
+/* Last one-line reason recorded by a failed call on this thread, "" if none.
+ * Gives the detail behind an error code, e.g. "interface veth9 not found". */
+const char *gnio_last_error_msg(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GNIO_DEV_H */

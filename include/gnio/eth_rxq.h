@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gnio/eth_rxq.h - host Ethernet receive queue (DOCA: doca_eth_rxq).
+ *
+ * Order of use: create on an open dev -> setters -> gnio_ctx_set_datapath_on_gpu
+ * -> gnio_ctx_start -> gnio_eth_rxq_get_gpu_handle -> kernel -> stop -> destroy.
+ */
+#ifndef GNIO_ETH_RXQ_H
+#define GNIO_ETH_RXQ_H
+
+#include <stdint.h>
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gnio_dev;
+struct gnio_devinfo;
+struct gnio_ctx;
+struct gnio_buf_arr;
+struct gnio_eth_rxq;
+struct gnio_gpu_eth_rxq; /* GPU handle, gnio/impl/ring.h */
+
+enum gnio_eth_rxq_type {
+	/* Completions in a cyclic ring, frames in a registered pool (DOCA CYCLIC). */
+	GNIO_ETH_RXQ_TYPE_CYCLIC = 0,
+};
+
+/* Why a frame the wire delivered did not reach the kernel. */
+enum gnio_drop_reason {
+	GNIO_DROP_RING_FULL = 0,  /* no free RX ring entry: the kernel is behind */
+	GNIO_DROP_TOO_BIG,        /* frame longer than the pool slot / max packet size */
+	GNIO_DROP_RUNT,           /* shorter than an Ethernet header (14 bytes) */
+	GNIO_DROP_WIRE_OVERFLOW,  /* the wire's own buffer overflowed before the proxy read it */
+	GNIO_DROP_STOPPED,        /* arrived while the queue was stopping */
+	GNIO_DROP_REASON_COUNT
+};
+/* "ring_full", "too_big", "runt", "wire_overflow", "stopped". */
+const char *gnio_drop_reason_name(enum gnio_drop_reason reason);
+
+struct gnio_eth_rxq_stats {
+	uint64_t rx_packets;   /* handed to the kernel (published to the ring) */
+	uint64_t rx_bytes;
+	uint64_t released;     /* released by the kernel (consumer index) */
+	uint64_t dropped[GNIO_DROP_REASON_COUNT];
+	uint64_t dropped_total;
+};
+
+/* Errors: INVALID_VALUE (NULL, zero burst, packet size beyond the wire max),
+ * NO_MEMORY. */
+gnio_error_t gnio_eth_rxq_create(struct gnio_dev *dev, uint32_t max_burst_size,
+				 uint32_t max_packet_size, struct gnio_eth_rxq **rxq);
+/* Errors: INVALID_VALUE, BAD_STATE (started). */
+gnio_error_t gnio_eth_rxq_destroy(struct gnio_eth_rxq *rxq);
+struct gnio_ctx *gnio_eth_rxq_as_ctx(struct gnio_eth_rxq *rxq);
+
+/* Setters: INVALID_VALUE or BAD_STATE (started). */
+gnio_error_t gnio_eth_rxq_set_type(struct gnio_eth_rxq *rxq, enum gnio_eth_rxq_type type);
+/* Ring entries; a power of two from 8 to 1<<20. Default 4096. */
+gnio_error_t gnio_eth_rxq_set_num_packets(struct gnio_eth_rxq *rxq, uint32_t num);
+/* Wire queue to bind (RSS queue index). Default 0. */
+gnio_error_t gnio_eth_rxq_set_queue_id(struct gnio_eth_rxq *rxq, uint16_t queue_id);
+/* Payload pool. Its element size must hold max_packet_size and it must have at
+ * least num_packets elements. A queue started without one hands the kernel
+ * GNIO_ERROR_BAD_STATE on its first recv. */
+gnio_error_t gnio_eth_rxq_set_pkt_buf(struct gnio_eth_rxq *rxq, struct gnio_buf_arr *pool);
+/* Flow control: when on, the proxy leaves frames on the wire while the ring is
+ * full instead of dropping them as ring_full (the wire then overflows on its
+ * own and counts it). Default off: a NIC drops when it has no descriptors. */
+gnio_error_t gnio_eth_rxq_set_flow_control(struct gnio_eth_rxq *rxq, int on);
+/* Pin the proxy thread to a CPU (-1: no pinning, the default). */
+gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *rxq, int cpu);
+
+/* GPU handle for a started queue with a GPU datapath. Errors: INVALID_VALUE,
+ * BAD_STATE (not started, or not bound with gnio_ctx_set_datapath_on_gpu). */
+gnio_error_t gnio_eth_rxq_get_gpu_handle(struct gnio_eth_rxq *rxq, struct gnio_gpu_eth_rxq **handle);
+
+/* Counters; may be read while running. Errors: INVALID_VALUE. */
+gnio_error_t gnio_eth_rxq_get_stats(struct gnio_eth_rxq *rxq, struct gnio_eth_rxq_stats *stats);
+
+/* Capability queries (NIC axis). Errors: INVALID_VALUE. */
+gnio_error_t gnio_eth_rxq_cap_get_max_burst_size(const struct gnio_devinfo *info, uint32_t *max);
+gnio_error_t gnio_eth_rxq_cap_get_max_packet_size(const struct gnio_devinfo *info, uint32_t *max);
+/* SUCCESS when supported, NOT_SUPPORTED otherwise. */
+gnio_error_t gnio_eth_rxq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_rxq_type type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GNIO_ETH_RXQ_H */

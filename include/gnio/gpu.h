@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gnio/gpu.h - per-device context and its memory (DOCA: doca_gpu).
+ *
+ * A context is created from a PCIe bus id ("0000:17:00.0" or "17:00.0") for a
+ * CUDA GPU, or from "cpu" for the CPU device, which runs the same queue code on
+ * host threads when there is no GPU.
+ */
+#ifndef GNIO_GPU_H
+#define GNIO_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gnio_gpu;
+
+enum gnio_gpu_mem_type {
+	GNIO_GPU_MEM_TYPE_GPU = 0,     /* device memory; CPU pointer is NULL */
+	GNIO_GPU_MEM_TYPE_GPU_CPU = 1, /* device memory the CPU can map (needs GDRCopy) */
+	GNIO_GPU_MEM_TYPE_CPU_GPU = 2, /* pinned host memory mapped into the device */
+};
+
+/* Errors: INVALID_VALUE (NULL or malformed bus id), NOT_FOUND (no such device),
+ * DRIVER (driver missing, unusable or older than the runtime), NOT_SUPPORTED
+ * (built without CUDA), NO_MEMORY. */
+gnio_error_t gnio_gpu_create(const char *bus_id, struct gnio_gpu **gpu);
+/* Errors: INVALID_VALUE, BAD_STATE (queues, memory, arrays or kernels still
+ * use it). */
+gnio_error_t gnio_gpu_destroy(struct gnio_gpu *gpu);
+
+/* Allocate. align is a power of two (0 means 256). memptr_cpu may be NULL for
+ * GPU memory. Errors: INVALID_VALUE, NOT_SUPPORTED (GPU_CPU without GDRCopy),
+ * NO_MEMORY, DRIVER, BAD_STATE (a hung kernel holds the device). */
+gnio_error_t gnio_gpu_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t align,
+				enum gnio_gpu_mem_type type, void **memptr_gpu, void **memptr_cpu);
+/* Errors: INVALID_VALUE (not an allocation of this context), BAD_STATE
+ * (registered in a buffer array that still exists, or a hung kernel may touch
+ * it). */
+gnio_error_t gnio_gpu_mem_free(struct gnio_gpu *gpu, void *memptr_gpu);
+
+/* "cpu" or the canonical bus id "0000:17:00.0". */
+const char *gnio_gpu_get_bus_id(const struct gnio_gpu *gpu);
+/* Human name, e.g. "NVIDIA H200" or "CPU device (2 threads)". */
+const char *gnio_gpu_get_name(const struct gnio_gpu *gpu);
+/* "cuda" or "cpu". */
+const char *gnio_gpu_get_backend(const struct gnio_gpu *gpu);
+int gnio_gpu_is_cpu(const struct gnio_gpu *gpu);
+
+/* Pick the best device present: the first usable CUDA GPU, else "cpu".
+ * Writes its bus id (or "cpu") and, in why, one line saying why. */
+gnio_error_t gnio_gpu_pick_best(char *bus_id, size_t bus_id_len, char *why, size_t why_len);
+
+/* Parse a bus id into canonical form "DDDD:BB:DD.F" (lower case).
+ * Errors: INVALID_VALUE. */
+gnio_error_t gnio_gpu_bus_id_canonical(const char *in, char *out, size_t out_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GNIO_GPU_H */

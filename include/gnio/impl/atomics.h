@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gnio/impl/atomics.h - every memory-ordering primitive gnio uses, in one place.
+ *
+ * The rings are shared between a host proxy thread and a consumer that is either
+ * a CUDA kernel (over PCIe, through pinned host memory mapped into the GPU) or a
+ * host thread (the CPU device). All cross-agent publication therefore uses
+ * system-scope acquire/release:
+ *
+ *   host : __atomic builtins (x86-64 TSO makes these plain movs plus a compiler
+ *          barrier; on weaker CPUs they emit the needed fences).
+ *   GPU  : ld.acquire.sys / st.release.sys / ld.relaxed.sys PTX. No volatile plus
+ *          __threadfence_system: acquire/release states the edge on the access
+ *          itself and is what the PTX memory model defines.
+ *
+ * Rule of use: a writer fills payload and descriptors with ordinary stores and
+ * then publishes an index or tag with gnio_store_release_*; a reader observes it
+ * with gnio_load_acquire_* and only then touches the payload. Each call site
+ * in ring.h names the store and the load that pair.
+ */
+#ifndef GNIO_IMPL_ATOMICS_H
+#define GNIO_IMPL_ATOMICS_H
+
+#include "hd.h"
+
+#if GNIO_ON_GPU
+
+GNIO_HD uint64_t gnio_load_acquire_u64(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+GNIO_HD uint32_t gnio_load_acquire_u32(const uint32_t *p)
+{
+	uint32_t v;
+	asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+GNIO_HD uint64_t gnio_load_relaxed_u64(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+GNIO_HD uint32_t gnio_load_relaxed_u32(const uint32_t *p)
+{
+	uint32_t v;
+	asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+GNIO_HD void gnio_store_release_u64(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+GNIO_HD void gnio_store_release_u32(uint32_t *p, uint32_t v)
+{
+	asm volatile("st.release.sys.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+GNIO_HD void gnio_store_relaxed_u64(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+GNIO_HD void gnio_store_relaxed_u32(uint32_t *p, uint32_t v)
+{
+	asm volatile("st.relaxed.sys.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+/* Ticket counters live in device memory and are only touched by GPU threads of
+ * one device, so GPU scope is enough for them. */
+GNIO_HD uint64_t gnio_fetch_add_dev_u64(uint64_t *p, uint64_t v)
+{
+	return (uint64_t)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
+GNIO_HD int gnio_cas_dev_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	unsigned long long old = atomicCAS((unsigned long long *)p,
+					   (unsigned long long)*expected,
+					   (unsigned long long)desired);
+	if (old == *expected)
+		return 1;
+	*expected = old;
+	return 0;
+}
+GNIO_HD void gnio_cpu_relax(void) { __nanosleep(32); }
+
+#else /* host C, CPU device */
+
+GNIO_HD uint64_t gnio_load_acquire_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+GNIO_HD uint32_t gnio_load_acquire_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+GNIO_HD uint64_t gnio_load_relaxed_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+GNIO_HD uint32_t gnio_load_relaxed_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+GNIO_HD void gnio_store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+GNIO_HD void gnio_store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+GNIO_HD void gnio_store_relaxed_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+GNIO_HD void gnio_store_relaxed_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+GNIO_HD uint64_t gnio_fetch_add_dev_u64(uint64_t *p, uint64_t v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+GNIO_HD int gnio_cas_dev_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_RELAXED,
+					   __ATOMIC_RELAXED);
+}
+#if defined(__x86_64__) || defined(__i386__)
+GNIO_HD void gnio_cpu_relax(void) { __builtin_ia32_pause(); }
+#elif defined(__aarch64__)
+GNIO_HD void gnio_cpu_relax(void) { __asm__ volatile("yield" ::: "memory"); }
+#else
+GNIO_HD void gnio_cpu_relax(void) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+#endif
+
+#endif /* GNIO_ON_GPU */
+
+#endif /* GNIO_IMPL_ATOMICS_H */

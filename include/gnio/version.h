@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* gnio/version.h - compile-time and run-time version of the library. */
+#ifndef GNIO_VERSION_H
+#define GNIO_VERSION_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GNIO_VERSION_MAJOR 0
+#define GNIO_VERSION_MINOR 1
+#define GNIO_VERSION_PATCH 0
+#define GNIO_VERSION_STRING "0.1.0"
+
+/* Version of the library actually loaded, e.g. "0.1.0". */
+const char *gnio_version(void);
+/* 1 when the loaded library is at least major.minor, else 0. */
+int gnio_check_version(int major, int minor);
+/* 1 when this build of libgnio contains the CUDA backend. */
+int gnio_built_with_cuda(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GNIO_VERSION_H */

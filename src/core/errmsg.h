@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* src/core/errmsg.h - per-thread "last error message" behind gnio_last_error_msg(),
+ * and the logging macros used inside the library. */
+#ifndef GNIO_SRC_CORE_ERRMSG_H
+#define GNIO_SRC_CORE_ERRMSG_H
+
+#include "gnio/error.h"
+#include "gnio/log.h"
+
+/* Record a one-line reason for the caller (also logged at DEBUG). Returns err
+ * so it can be used as `return gnio_fail(GNIO_ERROR_X, "comp", "...", ...)`. */
+gnio_error_t gnio_fail(gnio_error_t err, const char *component, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void gnio_set_error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gnio_clear_error_msg(void);
+
+/* Cheap level check first: no formatting cost when the level is off. */
+#define GNIO_LOG(level, comp, ...)                                                                 \
+	do {                                                                                       \
+		if (gnio_log_get_level() >= (level))                                               \
+			gnio_log_write((level), (comp), __VA_ARGS__);                              \
+	} while (0)
+#define GNIO_LOG_ERR(comp, ...) GNIO_LOG(GNIO_LOG_LEVEL_ERROR, comp, __VA_ARGS__)
+#define GNIO_LOG_WARN(comp, ...) GNIO_LOG(GNIO_LOG_LEVEL_WARNING, comp, __VA_ARGS__)
+#define GNIO_LOG_INFO(comp, ...) GNIO_LOG(GNIO_LOG_LEVEL_INFO, comp, __VA_ARGS__)
+#define GNIO_LOG_DBG(comp, ...) GNIO_LOG(GNIO_LOG_LEVEL_DEBUG, comp, __VA_ARGS__)
+#define GNIO_LOG_TRACE(comp, ...) GNIO_LOG(GNIO_LOG_LEVEL_TRACE, comp, __VA_ARGS__)
+
+/* CHECK helpers: propagate or jump to cleanup. */
+#define GNIO_CHECK(expr)                                                                           \
+	do {                                                                                       \
+		gnio_error_t gnio_check_err_ = (expr);                                             \
+		if (gnio_check_err_ != GNIO_SUCCESS)                                               \
+			return gnio_check_err_;                                                    \
+	} while (0)
+#define GNIO_CHECK_GOTO(expr, errvar, label)                                                       \
+	do {                                                                                       \
+		(errvar) = (expr);                                                                 \
+		if ((errvar) != GNIO_SUCCESS)                                                      \
+			goto label;                                                                \
+	} while (0)
+
+#endif
