@@ -23,6 +23,7 @@ struct gnio_gpu_buf_arr; /* GPU handle, gnio/device/buf_arr.h */
 
 /* memptr_gpu must be the start of (or inside) an allocation of this context
  * with num_elem * elem_size bytes after it. Errors: INVALID_VALUE, NO_MEMORY. */
+/* @since 0.1 buf_arr: Payload pool registered with queues */
 gnio_error_t gnio_buf_arr_create(struct gnio_gpu *gpu, void *memptr_gpu, uint32_t elem_size,
 				 uint32_t num_elem, struct gnio_buf_arr **arr);
 /* Errors: INVALID_VALUE, BAD_STATE (already started). */

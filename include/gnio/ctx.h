@@ -28,10 +28,12 @@ enum gnio_ctx_state {
 
 /* Bind the datapath to a device before start. Errors: INVALID_VALUE,
  * BAD_STATE (already started, or a different GPU already bound). */
+/* @since 0.1 datapath_on_gpu: Bind a queue's datapath to a device before start */
 gnio_error_t gnio_ctx_set_datapath_on_gpu(struct gnio_ctx *ctx, struct gnio_gpu *gpu);
 /* Start: opens the wire queue and, with a GPU datapath, builds the GPU-visible
  * ring and starts its proxy. Errors: INVALID_VALUE, BAD_STATE (already
  * started), NO_MEMORY, and whatever the wire reports when opening the queue. */
+/* @since 0.1 ctx_lifecycle: Context lifecycle (created, started, stopped) with BAD_STATE rules */
 gnio_error_t gnio_ctx_start(struct gnio_ctx *ctx);
 /* Stop: the proxy stops, the ring is freed. Errors: INVALID_VALUE, BAD_STATE
  * (not started, or a running kernel still holds the GPU handle: stop the

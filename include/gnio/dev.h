@@ -44,6 +44,7 @@ struct gnio_wire_caps {
 /* Open a wire. Errors: INVALID_VALUE (malformed spec), NOT_FOUND (unknown wire
  * kind or missing interface/file), NOT_PERMITTED (privilege), NOT_SUPPORTED
  * (wire not built in), IN_USE, NO_MEMORY, OPERATING_SYSTEM. */
+/* @since 0.1 wire_open: Open a wire from a spec string (sw, afxdp, afpacket, pcap) */
 gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev);
 /* Close a wire. Errors: INVALID_VALUE, BAD_STATE (queues still exist). */
 gnio_error_t gnio_dev_close(struct gnio_dev *dev);
@@ -56,10 +57,12 @@ const char *gnio_devinfo_get_wire(const struct gnio_devinfo *info);
 /* Name after the colon: the sw name, interface or file. */
 const char *gnio_devinfo_get_name(const struct gnio_devinfo *info);
 /* Errors: INVALID_VALUE. */
+/* @since 0.1 wire_caps: Wire (NIC-axis) capability query */
 gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps);
 
 /* Last one-line reason recorded by a failed call on this thread, "" if none.
  * Gives the detail behind an error code, e.g. "interface veth9 not found". */
+/* @since 0.1 last_error_msg: One-line reason behind the last error */
 const char *gnio_last_error_msg(void);
 
 #ifdef __cplusplus

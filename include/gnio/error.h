@@ -48,6 +48,7 @@ typedef enum gnio_error {
 } gnio_error_t;
 
 /* Short name, e.g. "GNIO_ERROR_BAD_STATE"; never NULL. */
+/* @since 0.1 error_names: Error names and descriptions (DOCA error taxonomy) */
 const char *gnio_error_get_name(gnio_error_t err);
 /* One-line description; never NULL. */
 const char *gnio_error_get_descr(gnio_error_t err);

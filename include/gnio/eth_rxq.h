@@ -49,6 +49,7 @@ struct gnio_eth_rxq_stats {
 
 /* Errors: INVALID_VALUE (NULL, zero burst, packet size beyond the wire max),
  * NO_MEMORY. */
+/* @since 0.1 eth_rxq: Host Ethernet RX queue */
 gnio_error_t gnio_eth_rxq_create(struct gnio_dev *dev, uint32_t max_burst_size,
 				 uint32_t max_packet_size, struct gnio_eth_rxq **rxq);
 /* Errors: INVALID_VALUE, BAD_STATE (started). */
@@ -68,21 +69,25 @@ gnio_error_t gnio_eth_rxq_set_pkt_buf(struct gnio_eth_rxq *rxq, struct gnio_buf_
 /* Flow control: when on, the proxy leaves frames on the wire while the ring is
  * full instead of dropping them as ring_full (the wire then overflows on its
  * own and counts it). Default off: a NIC drops when it has no descriptors. */
+/* @since 0.1 rxq_flow_control: RX flow control instead of ring_full drops */
 gnio_error_t gnio_eth_rxq_set_flow_control(struct gnio_eth_rxq *rxq, int on);
 /* Pin the proxy thread to a CPU (-1: no pinning, the default). */
 gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *rxq, int cpu);
 
 /* GPU handle for a started queue with a GPU datapath. Errors: INVALID_VALUE,
  * BAD_STATE (not started, or not bound with gnio_ctx_set_datapath_on_gpu). */
+/* @since 0.1 gpu_visible_rx: GPU-visible RX queue handle */
 gnio_error_t gnio_eth_rxq_get_gpu_handle(struct gnio_eth_rxq *rxq, struct gnio_gpu_eth_rxq **handle);
 
 /* Counters; may be read while running. Errors: INVALID_VALUE. */
+/* @since 0.1 rxq_drop_accounting: RX counters with named drop reasons */
 gnio_error_t gnio_eth_rxq_get_stats(struct gnio_eth_rxq *rxq, struct gnio_eth_rxq_stats *stats);
 
 /* Capability queries (NIC axis). Errors: INVALID_VALUE. */
 gnio_error_t gnio_eth_rxq_cap_get_max_burst_size(const struct gnio_devinfo *info, uint32_t *max);
 gnio_error_t gnio_eth_rxq_cap_get_max_packet_size(const struct gnio_devinfo *info, uint32_t *max);
 /* SUCCESS when supported, NOT_SUPPORTED otherwise. */
+/* @since 0.1 rxq_cap_type: RX queue type capability query */
 gnio_error_t gnio_eth_rxq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_rxq_type type);
 
 #ifdef __cplusplus

@@ -32,6 +32,7 @@ struct gnio_eth_txq_stats {
 };
 
 /* Errors: INVALID_VALUE, NO_MEMORY. */
+/* @since 0.1 eth_txq: Host Ethernet TX queue */
 gnio_error_t gnio_eth_txq_create(struct gnio_dev *dev, uint32_t max_burst_size,
 				 struct gnio_eth_txq **txq);
 /* Errors: INVALID_VALUE, BAD_STATE (started). */
@@ -48,12 +49,15 @@ gnio_error_t gnio_eth_txq_set_pkt_buf(struct gnio_eth_txq *txq, struct gnio_buf_
 gnio_error_t gnio_eth_txq_set_proxy_cpu(struct gnio_eth_txq *txq, int cpu);
 
 /* Errors: INVALID_VALUE, BAD_STATE (not started or not on a GPU datapath). */
+/* @since 0.1 gpu_visible_tx: GPU-visible TX queue handle */
 gnio_error_t gnio_eth_txq_get_gpu_handle(struct gnio_eth_txq *txq, struct gnio_gpu_eth_txq **handle);
 gnio_error_t gnio_eth_txq_get_stats(struct gnio_eth_txq *txq, struct gnio_eth_txq_stats *stats);
 
 gnio_error_t gnio_eth_txq_cap_get_max_burst_size(const struct gnio_devinfo *info, uint32_t *max);
+/* @since 0.1 txq_cap_type: TX queue type capability query */
 gnio_error_t gnio_eth_txq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_txq_type type);
 /* SUCCESS when timed send is honoured (by the wire or by the proxy). */
+/* @since 0.1 timed_send: Timed send (frame sent at a given time) */
 gnio_error_t gnio_eth_txq_cap_is_timed_send_supported(const struct gnio_devinfo *info);
 
 #ifdef __cplusplus

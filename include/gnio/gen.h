@@ -53,6 +53,7 @@ void gnio_gen_cfg_init(struct gnio_gen_cfg *cfg);
  * Ethernet minimum of 60 bytes"). */
 gnio_error_t gnio_gen_cfg_check(const struct gnio_gen_cfg *cfg, char *why, size_t why_len);
 /* Build frame `seq` into buf; returns its length, 0 if cap is too small. */
+/* @since 0.1 frame_generator: Self-describing frame generator (UDP, TCP, ICMP, ARP, ...) */
 uint32_t gnio_gen_build(const struct gnio_gen_cfg *cfg, uint64_t seq, uint8_t *buf, uint32_t cap);
 /* Read the sequence stamp of a generated frame. Errors: NOT_FOUND. */
 gnio_error_t gnio_gen_stamp_read(const uint8_t *frame, uint32_t len, uint64_t *seq);

@@ -28,6 +28,7 @@ enum gnio_gpu_mem_type {
 /* Errors: INVALID_VALUE (NULL or malformed bus id), NOT_FOUND (no such device),
  * DRIVER (driver missing, unusable or older than the runtime), NOT_SUPPORTED
  * (built without CUDA), NO_MEMORY. */
+/* @since 0.1 gpu_context: Per-device context from a PCIe bus id or "cpu" */
 gnio_error_t gnio_gpu_create(const char *bus_id, struct gnio_gpu **gpu);
 /* Errors: INVALID_VALUE, BAD_STATE (queues, memory, arrays or kernels still
  * use it). */
@@ -36,6 +37,7 @@ gnio_error_t gnio_gpu_destroy(struct gnio_gpu *gpu);
 /* Allocate. align is a power of two (0 means 256). memptr_cpu may be NULL for
  * GPU memory. Errors: INVALID_VALUE, NOT_SUPPORTED (GPU_CPU without GDRCopy),
  * NO_MEMORY, DRIVER, BAD_STATE (a hung kernel holds the device). */
+/* @since 0.1 gpu_mem_alloc: Device memory types GPU, GPU_CPU, CPU_GPU */
 gnio_error_t gnio_gpu_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t align,
 				enum gnio_gpu_mem_type type, void **memptr_gpu, void **memptr_cpu);
 /* Errors: INVALID_VALUE (not an allocation of this context), BAD_STATE
@@ -53,6 +55,7 @@ int gnio_gpu_is_cpu(const struct gnio_gpu *gpu);
 
 /* Pick the best device present: the first usable CUDA GPU, else "cpu".
  * Writes its bus id (or "cpu") and, in why, one line saying why. */
+/* @since 0.1 gpu_pick_best: Pick the best device present */
 gnio_error_t gnio_gpu_pick_best(char *bus_id, size_t bus_id_len, char *why, size_t why_len);
 
 /* Parse a bus id into canonical form "DDDD:BB:DD.F" (lower case).

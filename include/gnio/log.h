@@ -30,6 +30,7 @@ typedef void (*gnio_log_sink_fn)(void *user, enum gnio_log_level level, const ch
 
 /* Replace the sink (NULL restores the default: stderr). Not thread-safe with
  * concurrent logging; call at start-up. */
+/* @since 0.1 log_sink: Replaceable log sink, level from GNIO_LOG_LEVEL */
 void gnio_log_set_sink(gnio_log_sink_fn fn, void *user);
 void gnio_log_set_level(enum gnio_log_level level);
 enum gnio_log_level gnio_log_get_level(void);

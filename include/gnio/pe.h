@@ -34,6 +34,7 @@ struct gnio_pe_event {
 typedef void (*gnio_pe_event_fn)(void *user, const struct gnio_pe_event *ev);
 
 /* Errors: INVALID_VALUE, NO_MEMORY. */
+/* @since 0.1 progress_engine: Host progress engine for TX errors and events */
 gnio_error_t gnio_pe_create(struct gnio_pe **pe);
 /* Errors: INVALID_VALUE, BAD_STATE (contexts still connected). */
 gnio_error_t gnio_pe_destroy(struct gnio_pe *pe);

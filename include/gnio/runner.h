@@ -48,9 +48,11 @@ enum gnio_runner_state {
 gnio_error_t gnio_runner_create(struct gnio_gpu *gpu, struct gnio_runner **runner);
 /* Launch. Errors: INVALID_VALUE, BAD_STATE (running or hung), DRIVER
  * (the launch failed; the CUDA error text is logged). */
+/* @since 0.1 persistent_kernel: Persistent-kernel runner with host stop flag */
 gnio_error_t gnio_runner_start(struct gnio_runner *runner, gnio_runner_launch_fn fn, void *user);
 /* Stop. Errors: INVALID_VALUE, BAD_STATE (never started), TIME_OUT
  * (deadline passed: runner now HUNG), DRIVER (the kernel faulted). */
+/* @since 0.1 kernel_stop_deadline: Kernel stop with deadline, fail-closed on a hung kernel */
 gnio_error_t gnio_runner_stop(struct gnio_runner *runner, uint32_t deadline_ms);
 /* Errors: INVALID_VALUE, BAD_STATE (running or hung). */
 gnio_error_t gnio_runner_destroy(struct gnio_runner *runner);
@@ -59,6 +61,7 @@ enum gnio_runner_state gnio_runner_get_state(struct gnio_runner *runner);
 const char *gnio_runner_state_name(enum gnio_runner_state state);
 /* Heartbeat counter the kernel bumps; readable while it runs. A value that
  * keeps moving while no packets arrive means "alive and polling". */
+/* @since 0.1 kernel_heartbeat: Kernel heartbeat counter */
 uint64_t gnio_runner_get_heartbeat(const struct gnio_runner *runner);
 /* Host view of the control block (for debugging tools). */
 struct gnio_kernel_ctl *gnio_runner_get_ctl_host(const struct gnio_runner *runner);

@@ -28,6 +28,7 @@ enum gnio_gpu_semaphore_status {
 };
 
 /* Errors: INVALID_VALUE (zero items, info larger than 64 KiB), NO_MEMORY. */
+/* @since 0.1 gpu_semaphore: GPU-to-CPU hand-off semaphore */
 gnio_error_t gnio_gpu_semaphore_create(struct gnio_gpu *gpu, uint32_t num_items,
 				       uint32_t custom_info_size, struct gnio_gpu_semaphore **sem);
 /* Errors: INVALID_VALUE, BAD_STATE (a kernel is running on this device). */

@@ -31,6 +31,7 @@ struct gnio_sw_peer_stats {
 };
 
 /* Errors: INVALID_VALUE, NOT_FOUND (no open sw wire of that name). */
+/* @since 0.1 sw_wire_peer: Software wire with a test peer */
 gnio_error_t gnio_sw_peer_open(const char *name, struct gnio_sw_peer **peer);
 gnio_error_t gnio_sw_peer_close(struct gnio_sw_peer *peer);
 /* Send one frame into queue q. SUCCESS when queued; FULL when dropped (and

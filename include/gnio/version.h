@@ -13,8 +13,10 @@ extern "C" {
 #define GNIO_VERSION_STRING "0.1.0"
 
 /* Version of the library actually loaded, e.g. "0.1.0". */
+/* @since 0.1 version_query: Run-time library version query */
 const char *gnio_version(void);
 /* 1 when the loaded library is at least major.minor, else 0. */
+/* @since 0.1 version_check: Run-time minimum-version check */
 int gnio_check_version(int major, int minor);
 /* 1 when this build of libgnio contains the CUDA backend. */
 int gnio_built_with_cuda(void);

@@ -14,6 +14,7 @@
 #include "../impl/ring.h"
 #include "time.h"
 
+/* @since 0.1 dev_rxq_recv: Device-side receive (thread, warp, block scope) */
 GNIO_DEV gnio_error_t gnio_dev_eth_rxq_recv_thread(const struct gnio_gpu_eth_rxq *q, uint32_t max,
 						   uint64_t timeout_ns, uint64_t *first, uint32_t *count)
 {

@@ -20,6 +20,7 @@
 #include "../impl/ring.h"
 #include "time.h"
 
+/* @since 0.1 dev_txq_slot_send: Device-side slot send (reserve, write, commit) */
 GNIO_DEV gnio_error_t gnio_dev_eth_txq_reserve(const struct gnio_gpu_eth_txq *q, uint32_t n, uint64_t *ticket)
 {
 	return gnio_tx_ring_reserve(q, n, ticket);
@@ -41,6 +42,7 @@ GNIO_DEV void gnio_dev_eth_txq_commit(const struct gnio_gpu_eth_txq *q, uint64_t
 /* Send len bytes at addr (inside the registered pool) at send_at_ns (0 = now).
  * Errors: BAD_STATE (no pool registered), INVALID_VALUE (outside the pool or
  * zero length), AGAIN (ring full). */
+/* @since 0.1 dev_txq_send: Device-side send, many senders per queue */
 GNIO_DEV gnio_error_t gnio_dev_eth_txq_send_at(const struct gnio_gpu_eth_txq *q, const uint8_t *addr, uint32_t len,
 					       uint64_t send_at_ns, uint64_t *ticket_out)
 {

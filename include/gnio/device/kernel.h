@@ -14,6 +14,7 @@ struct gnio_kernel_ctl {
 	uint32_t exit_code; /* written by the kernel before it returns; 0 = clean */
 };
 
+/* @since 0.1 dev_kernel_stop_flag: Device-side stop flag and heartbeat */
 GNIO_DEV int gnio_dev_kernel_should_stop(const struct gnio_kernel_ctl *ctl)
 {
 	/* A plain flag: nothing is published with it, so relaxed is enough; the

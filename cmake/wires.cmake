@@ -1,0 +1,66 @@
+# cmake/wires.cmake - optional Linux wires (src/eth/wire/{afxdp,afpacket,pcap}.c).
+# Each is ON by default when its library is found, OFF otherwise; forcing one
+# ON without its library is a configure error. Adds to GNIO_WIRE_SOURCES,
+# GNIO_WIRE_LIBS and GNIO_WIRE_DEFS (GNIO_HAVE_<WIRE>=1) for the library.
+
+set(_gnio_xdp_found OFF)
+set(_gnio_pcap_found OFF)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(GNIO_LIBXDP QUIET IMPORTED_TARGET libxdp libbpf)
+  pkg_check_modules(GNIO_LIBPCAP QUIET IMPORTED_TARGET libpcap)
+  set(_gnio_xdp_found ${GNIO_LIBXDP_FOUND})
+  set(_gnio_pcap_found ${GNIO_LIBPCAP_FOUND})
+endif()
+if(NOT _gnio_pcap_found)
+  # libpcap older than 1.9 ships no .pc file
+  find_library(GNIO_PCAP_LIBRARY pcap)
+  find_path(GNIO_PCAP_INCLUDE pcap/pcap.h)
+  if(GNIO_PCAP_LIBRARY AND GNIO_PCAP_INCLUDE)
+    set(_gnio_pcap_found ON)
+  endif()
+endif()
+# AF_PACKET needs only kernel headers.
+include(CheckIncludeFile)
+check_include_file(linux/if_packet.h GNIO_HAVE_IF_PACKET_H)
+
+option(GNIO_WITH_AFXDP "Build the afxdp wire (libxdp + libbpf)" ${_gnio_xdp_found})
+option(GNIO_WITH_AFPACKET "Build the afpacket wire (TPACKET_V3)" ${GNIO_HAVE_IF_PACKET_H})
+option(GNIO_WITH_PCAP "Build the pcap wire (libpcap)" ${_gnio_pcap_found})
+
+if(GNIO_WITH_AFXDP)
+  if(NOT _gnio_xdp_found)
+    message(FATAL_ERROR "GNIO_WITH_AFXDP=ON but libxdp/libbpf were not found by pkg-config "
+                        "(apt-get install libxdp-dev libbpf-dev)")
+  endif()
+  list(APPEND GNIO_WIRE_SOURCES src/eth/wire/afxdp.c)
+  list(APPEND GNIO_WIRE_LIBS PkgConfig::GNIO_LIBXDP)
+  list(APPEND GNIO_WIRE_DEFS GNIO_HAVE_AFXDP=1)
+  message(STATUS "gnio: afxdp wire ON (libxdp ${GNIO_LIBXDP_libxdp_VERSION})")
+else()
+  message(STATUS "gnio: afxdp wire OFF (libxdp-dev/libbpf-dev not found or disabled)")
+endif()
+
+if(GNIO_WITH_AFPACKET)
+  list(APPEND GNIO_WIRE_SOURCES src/eth/wire/afpacket.c)
+  list(APPEND GNIO_WIRE_DEFS GNIO_HAVE_AFPACKET=1)
+  message(STATUS "gnio: afpacket wire ON")
+else()
+  message(STATUS "gnio: afpacket wire OFF (no linux/if_packet.h or disabled)")
+endif()
+
+if(GNIO_WITH_PCAP)
+  if(NOT _gnio_pcap_found)
+    message(FATAL_ERROR "GNIO_WITH_PCAP=ON but libpcap was not found (apt-get install libpcap-dev)")
+  endif()
+  list(APPEND GNIO_WIRE_SOURCES src/eth/wire/pcap.c)
+  if(GNIO_LIBPCAP_FOUND)
+    list(APPEND GNIO_WIRE_LIBS PkgConfig::GNIO_LIBPCAP)
+  else()
+    list(APPEND GNIO_WIRE_LIBS ${GNIO_PCAP_LIBRARY})
+    include_directories(${GNIO_PCAP_INCLUDE})
+  endif()
+  list(APPEND GNIO_WIRE_DEFS GNIO_HAVE_PCAP=1)
+  message(STATUS "gnio: pcap wire ON")
+else()
+  message(STATUS "gnio: pcap wire OFF (libpcap-dev not found or disabled)")
+endif()

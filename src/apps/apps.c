@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* src/apps/apps.c - the table of built-in apps. */
+#include <string.h>
+#include "apps/apps.h"
+
+#ifdef GNIO_HAVE_CUDA
+#define CUDA_FN(f) f
+#else
+#define CUDA_FN(f) NULL
+#endif
+
+static const struct gnio_app app_count = {
+	.name = "count",
+	.summary = "count frames and bytes",
+	.cpu = gnio_app_count_cpu,
+	.cuda = CUDA_FN(gnio_app_count_cuda),
+};
+static const struct gnio_app app_classify = {
+	.name = "classify",
+	.summary = "count frames per protocol (arp, icmp, dns, udp, http, tcp, ...)",
+	.cpu = gnio_app_classify_cpu,
+	.cuda = CUDA_FN(gnio_app_classify_cuda),
+};
+static const struct gnio_app app_echo = {
+	.name = "echo",
+	.summary = "send every frame back with MAC addresses swapped",
+	.needs_tx = 1,
+	.cpu = gnio_app_echo_cpu,
+	.cuda = CUDA_FN(gnio_app_echo_cuda),
+};
+
+static const struct gnio_app *const apps[] = {&app_count, &app_classify, &app_echo, NULL};
+
+const struct gnio_app *gnio_app_find(const char *name)
+{
+	for (int i = 0; apps[i]; i++)
+		if (!strcmp(apps[i]->name, name))
+			return apps[i];
+	return NULL;
+}
+
+const struct gnio_app *const *gnio_app_list(void) { return apps; }

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/apps/apps_cuda.cu - the CUDA bodies of the built-in apps (count,
+ * classify, echo) as persistent kernels.
+ *
+ * One block owns one RX queue. The queue is received at the scope args->
+ * recv_scope asks for: the whole block (default), warp 0, or thread 0; the
+ * other threads of a narrower scope leave at once. Counters live in registers
+ * and shared memory; thread 0 stores running totals into args->stats (pinned
+ * host memory) with plain relaxed stores once per batch: the host only reads
+ * them, so no read-modify-write ever crosses PCIe.
+ *
+ * Per-packet logic is the GNIO_HD code in include/gnio/apps/, shared with the
+ * CPU device (apps_cpu.c).
+ */
+#include <cuda_runtime.h>
+
+/* apps.h has no C++ guards of its own; the launchers are called from C. */
+extern "C" {
+#include "apps.h"
+}
+
+#define SCOPE_THREAD 0
+#define SCOPE_WARP 1
+#define SCOPE_BLOCK 2
+
+#define APP_COUNT 0
+#define APP_CLASSIFY 1
+#define APP_ECHO 2
+
+#define DEF_THREADS 256u
+#define DEF_BATCH 256u
+#define DEF_TIMEOUT_NS 100000ull /* 100 us: stop flag seen within that */
+
+/* What every member of the consumer group learns after a recv. */
+struct batch {
+	uint64_t first;
+	uint32_t count;
+	gnio_error_t err;
+};
+
+/* Receive at the kernel's scope. Every thread of the group must call it. */
+template <int SCOPE>
+__device__ __forceinline__ struct batch app_recv(const struct gnio_gpu_eth_rxq *q, uint32_t max,
+						 uint64_t timeout_ns)
+{
+	struct batch b;
+
+	if (SCOPE == SCOPE_BLOCK)
+		b.err = gnio_dev_eth_rxq_recv_block(q, max, timeout_ns, &b.first, &b.count);
+	else if (SCOPE == SCOPE_WARP)
+		b.err = gnio_dev_eth_rxq_recv_warp(q, max, timeout_ns, &b.first, &b.count);
+	else
+		b.err = gnio_dev_eth_rxq_recv_thread(q, max, timeout_ns, &b.first, &b.count);
+	return b;
+}
+
+/* Barrier over the consumer group. */
+template <int SCOPE> __device__ __forceinline__ void group_sync(void)
+{
+	if (SCOPE == SCOPE_BLOCK)
+		__syncthreads();
+	else if (SCOPE == SCOPE_WARP)
+		__syncwarp();
+}
+
+/* Thread 0 decides whether to go on; the group learns it. Reading the flag
+ * every loop is one PCIe read per batch or per recv timeout. */
+template <int SCOPE>
+__device__ __forceinline__ int group_should_stop(struct gnio_kernel_ctl *ctl, uint64_t *hb, int *s_flag)
+{
+	int stop = 0;
+
+	if (threadIdx.x == 0) {
+		stop = gnio_dev_kernel_should_stop(ctl);
+		gnio_dev_kernel_heartbeat(ctl, ++*hb);
+	}
+	if (SCOPE == SCOPE_BLOCK) {
+		if (threadIdx.x == 0)
+			*s_flag = stop;
+		__syncthreads();
+		stop = *s_flag;
+		/* Nobody rewrites s_flag before every thread has read it: the
+		 * next write comes after the recv's own barriers. */
+	} else if (SCOPE == SCOPE_WARP) {
+		stop = __shfl_sync(0xffffffffu, stop, 0);
+	}
+	return stop;
+}
+
+/* Counters thread 0 keeps for the block; other threads add per batch into
+ * the shared per-batch part with shared-memory atomics. */
+struct app_totals {
+	uint64_t packets, bytes, batches;
+	uint64_t tx_packets, tx_again, errors, last_error, verify_fail;
+	uint64_t proto[GNIO_PROTO_COUNT];
+};
+struct app_batch_acc {
+	unsigned long long bytes;
+	unsigned int proto[GNIO_PROTO_COUNT];
+};
+
+__device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const struct app_totals *t, int app)
+{
+	/* Relaxed: counters publish nothing else; the host reads them as
+	 * monotonic samples. One writer per queue. */
+	gnio_store_relaxed_u64(&st->packets, t->packets);
+	gnio_store_relaxed_u64(&st->bytes, t->bytes);
+	gnio_store_relaxed_u64(&st->batches, t->batches);
+	gnio_store_relaxed_u64(&st->errors, t->errors);
+	gnio_store_relaxed_u64(&st->last_error, t->last_error);
+	gnio_store_relaxed_u64(&st->verify_fail, t->verify_fail);
+	if (app == APP_ECHO) {
+		gnio_store_relaxed_u64(&st->tx_packets, t->tx_packets);
+		gnio_store_relaxed_u64(&st->tx_again, t->tx_again);
+	}
+	if (app == APP_CLASSIFY) {
+		for (int i = 0; i < GNIO_PROTO_COUNT; i++)
+			gnio_store_relaxed_u64(&st->proto[i], t->proto[i]);
+	}
+}
+
+/*
+ * Echo: copy frame src (len bytes) into dst with the Ethernet addresses
+ * swapped. `width` threads (lane 0..width-1) copy one frame together.
+ */
+__device__ __forceinline__ void echo_copy(uint8_t *dst, const uint8_t *src, uint32_t len, uint32_t lane,
+					  uint32_t width)
+{
+	/* Bytes 0..11: destination and source MAC, exchanged. */
+	for (uint32_t i = lane; i < 12 && i < len; i += width)
+		dst[i] = src[i < 6 ? i + 6 : i - 6];
+	uint32_t i = 12;
+	/* The rest word-wise when both sides are 4-byte aligned (pool slots
+	 * are), which cuts PCIe reads of pinned host memory by four. */
+	if ((((uintptr_t)src | (uintptr_t)dst) & 3) == 0) {
+		const uint32_t *s4 = (const uint32_t *)src;
+		uint32_t *d4 = (uint32_t *)dst;
+		uint32_t nw = len / 4;
+		for (uint32_t w = 3 + lane; w < nw; w += width)
+			d4[w] = s4[w];
+		i = nw * 4 > 12 ? nw * 4 : 12;
+	}
+	for (uint32_t k = i + lane; k < len; k += width)
+		dst[k] = src[k];
+}
+
+/* Echo one batch: reserve tickets for the batch (in chunks no larger than
+ * the TX ring), copy each frame into its ticket's slot, commit. On AGAIN the
+ * group waits for the proxy to complete descriptors (polling the completion
+ * index with a sleep), never re-trying reserve in a tight loop. Returns the
+ * frames sent; 0 with *stopped set if the stop flag came first. */
+template <int SCOPE>
+__device__ __forceinline__ void echo_batch(const struct gnio_app_args &a, struct gnio_kernel_ctl *ctl,
+					   const struct batch &b, struct app_totals *tot, uint64_t *s_ticket,
+					   int *s_res)
+{
+	const struct gnio_gpu_eth_txq *tq = a.txq;
+	const uint32_t tid = threadIdx.x;
+	const uint32_t width = SCOPE == SCOPE_THREAD ? 1u : 32u;
+	const uint32_t lane = SCOPE == SCOPE_THREAD ? 0u : (tid & 31u);
+	const uint32_t group = SCOPE == SCOPE_BLOCK ? tid / 32u : 0u;
+	const uint32_t ngroups = SCOPE == SCOPE_BLOCK ? blockDim.x / 32u : 1u;
+	const uint32_t ring = tq->size;
+
+	for (uint32_t done = 0; done < b.count;) {
+		uint32_t n = b.count - done < ring ? b.count - done : ring;
+		uint64_t ticket = 0;
+		int res = 0; /* 1 reserved, 0 stop, -1 error */
+
+		if (tid == 0) {
+			gnio_error_t err;
+			uint32_t naps = 0;
+			while ((err = gnio_dev_eth_txq_reserve(tq, n, &ticket)) == GNIO_ERROR_AGAIN) {
+				tot->tx_again++;
+				/* Drain: wait until the proxy has completed enough
+				 * descriptors for n more, or we are told to stop. */
+				uint64_t need = gnio_load_relaxed_u64(&tq->lc->tail) + n - ring;
+				while (gnio_dev_eth_txq_completed(tq) < need) {
+					if (gnio_dev_kernel_should_stop(ctl))
+						goto out;
+					__nanosleep(naps < 8 ? 256u << naps : 65536u);
+					naps++;
+				}
+			}
+			if (err == GNIO_SUCCESS) {
+				res = 1;
+			} else {
+				tot->errors++;
+				tot->last_error = (uint64_t)err;
+				res = -1;
+			}
+out:
+			;
+		}
+		if (SCOPE == SCOPE_BLOCK) {
+			if (tid == 0) {
+				*s_ticket = ticket;
+				*s_res = res;
+			}
+			__syncthreads();
+			ticket = *s_ticket;
+			res = *s_res;
+			__syncthreads(); /* everyone read before thread 0 may rewrite */
+		} else if (SCOPE == SCOPE_WARP) {
+			unsigned long long t64 = ticket;
+			t64 = __shfl_sync(0xffffffffu, t64, 0);
+			ticket = t64;
+			res = __shfl_sync(0xffffffffu, res, 0);
+		}
+		if (res != 1)
+			return; /* stop requested or a hard error: the batch is not echoed */
+
+		for (uint32_t f = group; f < n; f += ngroups) {
+			uint8_t *src;
+			uint32_t len;
+			gnio_dev_eth_rxq_get_pkt(a.rxq, b.first + done + f, &src, &len, NULL);
+			uint64_t t = ticket + f;
+			uint32_t clen = len <= tq->slot_size ? len : tq->slot_size;
+			echo_copy(gnio_dev_eth_txq_slot_addr(tq, t), src, clen, lane, width);
+			/* The lanes' payload stores happen before lane 0's release
+			 * of the tag (ring.h: ordered by the caller). */
+			if (width > 1)
+				__syncwarp();
+			if (lane == 0)
+				gnio_dev_eth_txq_commit(tq, t, clen, 0);
+		}
+		if (tid == 0)
+			tot->tx_packets += n;
+		done += n;
+	}
+}
+
+template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a, struct gnio_kernel_ctl *ctl)
+{
+	__shared__ struct app_totals s_tot;
+	__shared__ struct app_batch_acc s_acc;
+	__shared__ int s_flag;
+	__shared__ uint64_t s_ticket;
+	__shared__ int s_res;
+	const uint32_t tid = threadIdx.x;
+	uint64_t hb = 0;
+
+	/* A narrower consumer group: the rest of the block has nothing to do. */
+	if ((SCOPE == SCOPE_THREAD && tid != 0) || (SCOPE == SCOPE_WARP && tid >= 32))
+		return;
+	const uint32_t nthr = SCOPE == SCOPE_THREAD ? 1u : SCOPE == SCOPE_WARP ? 32u : blockDim.x;
+
+	if (tid == 0) {
+		memset(&s_tot, 0, sizeof(s_tot));
+		memset(&s_acc, 0, sizeof(s_acc));
+	}
+	group_sync<SCOPE>();
+
+	for (;;) {
+		if (group_should_stop<SCOPE>(ctl, &hb, &s_flag))
+			break;
+		struct batch b = app_recv<SCOPE>(a.rxq, a.max_batch, a.timeout_ns);
+		if (b.err != GNIO_SUCCESS) {
+			/* BAD_STATE (no pool registered) and the like do not heal:
+			 * report and leave, the host sees the exit code. */
+			if (tid == 0) {
+				s_tot.errors++;
+				s_tot.last_error = (uint64_t)b.err;
+				stats_store(a.stats, &s_tot, APP);
+				gnio_dev_kernel_set_exit_code(ctl, (uint32_t)b.err);
+			}
+			return;
+		}
+		if (b.count == 0)
+			continue;
+
+		if (APP == APP_ECHO) {
+			echo_batch<SCOPE>(a, ctl, b, &s_tot, &s_ticket, &s_res);
+			/* Lengths for the byte count: thread 0 only, from the
+			 * completion entries it will not otherwise touch. */
+		}
+		/* Per-batch byte and protocol counts, one frame per thread. */
+		unsigned long long bytes = 0;
+		for (uint32_t i = tid; i < b.count; i += nthr) {
+			uint8_t *p;
+			uint32_t len;
+			gnio_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &p, &len, NULL);
+			bytes += len;
+			if (APP == APP_CLASSIFY)
+				atomicAdd(&s_acc.proto[gnio_classify(p, len)], 1u);
+		}
+		if (nthr > 1) {
+			if (bytes)
+				atomicAdd(&s_acc.bytes, bytes);
+			group_sync<SCOPE>();
+		} else {
+			s_acc.bytes = bytes;
+		}
+		if (tid == 0) {
+			s_tot.packets += b.count;
+			s_tot.bytes += s_acc.bytes;
+			s_tot.batches++;
+			s_acc.bytes = 0;
+			if (APP == APP_CLASSIFY) {
+				for (int k = 0; k < GNIO_PROTO_COUNT; k++) {
+					s_tot.proto[k] += s_acc.proto[k];
+					s_acc.proto[k] = 0;
+				}
+			}
+			stats_store(a.stats, &s_tot, APP);
+		}
+		/* The next loop's barrier (group_should_stop / recv) orders thread
+		 * 0's resets before anyone adds again. Warp and thread scope: the
+		 * shfl in group_should_stop is not a memory barrier, so sync. */
+		if (SCOPE == SCOPE_WARP)
+			__syncwarp();
+	}
+	if (tid == 0) {
+		stats_store(a.stats, &s_tot, APP);
+		gnio_dev_kernel_set_exit_code(ctl, 0);
+	}
+}
+
+template <int APP> static gnio_error_t launch_app(const struct gnio_runner_launch *l)
+{
+	const struct gnio_app_args *in = (const struct gnio_app_args *)l->user;
+	if (!in || !in->rxq || !in->stats || (APP == APP_ECHO && !in->txq) || in->blocks > 1 ||
+	    in->recv_scope < SCOPE_THREAD || in->recv_scope > SCOPE_BLOCK)
+		return GNIO_ERROR_INVALID_VALUE;
+
+	struct gnio_app_args a = *in;
+	if (a.max_batch == 0)
+		a.max_batch = DEF_BATCH;
+	if (a.timeout_ns == 0)
+		a.timeout_ns = DEF_TIMEOUT_NS;
+	uint32_t threads = a.threads ? a.threads : DEF_THREADS;
+	if (a.recv_scope == SCOPE_THREAD)
+		threads = 1;
+	else if (a.recv_scope == SCOPE_WARP)
+		threads = 32;
+	/* Whole warps: the echo copy and the warp receive work by warps. */
+	threads = (threads + 31u) & ~31u;
+	if (a.recv_scope == SCOPE_THREAD)
+		threads = 1;
+	if (threads > 1024)
+		threads = 1024;
+
+	cudaStream_t s = (cudaStream_t)l->stream;
+	switch (a.recv_scope) {
+	case SCOPE_THREAD:
+		app_kernel<APP, SCOPE_THREAD><<<1, threads, 0, s>>>(a, l->ctl);
+		break;
+	case SCOPE_WARP:
+		app_kernel<APP, SCOPE_WARP><<<1, threads, 0, s>>>(a, l->ctl);
+		break;
+	default:
+		app_kernel<APP, SCOPE_BLOCK><<<1, threads, 0, s>>>(a, l->ctl);
+		break;
+	}
+	cudaError_t e = cudaGetLastError();
+	return e == cudaSuccess ? GNIO_SUCCESS : GNIO_ERROR_DRIVER;
+}
+
+extern "C" gnio_error_t gnio_app_count_cuda(const struct gnio_runner_launch *l)
+{
+	return launch_app<APP_COUNT>(l);
+}
+
+extern "C" gnio_error_t gnio_app_classify_cuda(const struct gnio_runner_launch *l)
+{
+	return launch_app<APP_CLASSIFY>(l);
+}
+
+extern "C" gnio_error_t gnio_app_echo_cuda(const struct gnio_runner_launch *l)
+{
+	return launch_app<APP_ECHO>(l);
+}

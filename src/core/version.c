@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+#include "gnio/version.h"
+
+const char *gnio_version(void) { return GNIO_VERSION_STRING; }
+
+int gnio_check_version(int major, int minor)
+{
+	if (GNIO_VERSION_MAJOR != major)
+		return GNIO_VERSION_MAJOR > major;
+	return GNIO_VERSION_MINOR >= minor;
+}
+
+int gnio_built_with_cuda(void)
+{
+#ifdef GNIO_HAVE_CUDA
+	return 1;
+#else
+	return 0;
+#endif
+}

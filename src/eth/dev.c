@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* src/eth/dev.c - open a wire from its spec string. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/errmsg.h"
+#include "eth/dev_priv.h"
+
+gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev)
+{
+	gnio_clear_error_msg();
+	if (!spec || !dev)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "open: NULL argument");
+	const char *colon = strchr(spec, ':');
+	size_t klen = colon ? (size_t)(colon - spec) : 0;
+	if (!colon || klen == 0 || klen >= sizeof(((struct gnio_dev *)0)->kind))
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev",
+				 "wire spec '%s' is not KIND:NAME (kinds built in: %s)", spec, gnio_wire_list());
+	if (strlen(spec) >= sizeof(((struct gnio_dev *)0)->spec))
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "wire spec is longer than 255 characters");
+	char kind[16];
+	memcpy(kind, spec, klen);
+	kind[klen] = 0;
+	const struct gnio_wire_ops *ops = gnio_wire_find(kind);
+	if (!ops)
+		return gnio_fail(GNIO_ERROR_NOT_FOUND, "dev", "unknown wire kind '%s' in '%s' (kinds built in: %s)",
+				 kind, spec, gnio_wire_list());
+	struct gnio_dev *d = calloc(1, sizeof(*d));
+	if (!d)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, "dev", "out of memory");
+	strcpy(d->spec, spec);
+	strcpy(d->kind, kind);
+	gnio_wire_split_args(colon + 1, d->name, sizeof(d->name));
+	d->ops = ops;
+	pthread_mutex_init(&d->lock, NULL);
+	gnio_error_t err = ops->open(d, colon + 1, &d->wire);
+	if (err != GNIO_SUCCESS) {
+		if (!gnio_last_error_msg()[0])
+			gnio_set_error_msg("cannot open wire '%s': %s", spec, gnio_error_get_descr(err));
+		pthread_mutex_destroy(&d->lock);
+		free(d);
+		return err;
+	}
+	GNIO_LOG_INFO("dev", "opened wire %s", spec);
+	*dev = d;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_dev_close(struct gnio_dev *dev)
+{
+	if (!dev)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "close: NULL");
+	if (dev->num_queues)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "dev", "wire %s still has %u queue(s); destroy them first",
+				 dev->spec, dev->num_queues);
+	dev->ops->close(dev->wire);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+	return GNIO_SUCCESS;
+}
+
+struct gnio_devinfo *gnio_dev_as_devinfo(struct gnio_dev *dev) { return (struct gnio_devinfo *)dev; }
+
+const char *gnio_devinfo_get_spec(const struct gnio_devinfo *info)
+{
+	return info ? ((const struct gnio_dev *)info)->spec : "";
+}
+const char *gnio_devinfo_get_wire(const struct gnio_devinfo *info)
+{
+	return info ? ((const struct gnio_dev *)info)->kind : "";
+}
+const char *gnio_devinfo_get_name(const struct gnio_devinfo *info)
+{
+	return info ? ((const struct gnio_dev *)info)->name : "";
+}
+
+gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps)
+{
+	if (!info || !caps)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "get_caps: NULL argument");
+	const struct gnio_dev *d = (const struct gnio_dev *)info;
+	struct gnio_wire_caps c;
+	memset(&c, 0, sizeof(c));
+	c.struct_size = sizeof(c);
+	GNIO_CHECK(d->ops->caps(d->wire, &c));
+	/* Copy no more than the caller's struct holds (older callers). */
+	uint32_t n = caps->struct_size && caps->struct_size < sizeof(c) ? caps->struct_size : sizeof(c);
+	memcpy(caps, &c, n);
+	caps->struct_size = n;
+	return GNIO_SUCCESS;
+}

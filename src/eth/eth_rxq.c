@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/* src/eth/eth_rxq.c - receive queue lifecycle: configure, start (wire queue,
+ * GPU-visible ring, proxy), stop, counters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/errmsg.h"
+#include "eth/eth_rxq_priv.h"
+#include "gpu/buf_arr_priv.h"
+#include "gpu/gpu_priv.h"
+
+#define RXQ_DEFAULT_PACKETS 4096u
+#define RXQ_MAX_PACKETS (1u << 20)
+#define RXQ_MAX_BURST 4096u
+
+static gnio_error_t rxq_start(struct gnio_ctx *ctx);
+static gnio_error_t rxq_stop(struct gnio_ctx *ctx);
+static const struct gnio_ctx_ops rxq_ctx_ops = {.kind = "eth_rxq", .start = rxq_start, .stop = rxq_stop};
+
+const char *gnio_drop_reason_name(enum gnio_drop_reason r)
+{
+	switch (r) {
+	case GNIO_DROP_RING_FULL: return "ring_full";
+	case GNIO_DROP_TOO_BIG: return "too_big";
+	case GNIO_DROP_RUNT: return "runt";
+	case GNIO_DROP_WIRE_OVERFLOW: return "wire_overflow";
+	case GNIO_DROP_STOPPED: return "stopped";
+	case GNIO_DROP_REASON_COUNT: break;
+	}
+	return "unknown";
+}
+
+static uint32_t wire_max_frame(struct gnio_dev *dev)
+{
+	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
+	if (gnio_devinfo_get_caps(gnio_dev_as_devinfo(dev), &caps) != GNIO_SUCCESS)
+		return 0;
+	return caps.max_frame_size;
+}
+
+gnio_error_t gnio_eth_rxq_create(struct gnio_dev *dev, uint32_t max_burst_size, uint32_t max_packet_size,
+				 struct gnio_eth_rxq **rxq)
+{
+	if (!dev || !rxq)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "create: NULL argument");
+	if (!max_burst_size || max_burst_size > RXQ_MAX_BURST)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "burst size %u is outside 1..%u", max_burst_size,
+				 RXQ_MAX_BURST);
+	uint32_t wmax = wire_max_frame(dev);
+	if (max_packet_size < 14 || (wmax && max_packet_size > wmax))
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq",
+				 "max packet size %u is outside 14..%u (the wire %s's largest frame)", max_packet_size,
+				 wmax, dev->spec);
+	struct gnio_eth_rxq *q = calloc(1, sizeof(*q));
+	if (!q)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, "eth_rxq", "out of memory");
+	gnio_ctx_init(&q->ctx, &rxq_ctx_ops);
+	q->dev = dev;
+	q->max_burst = max_burst_size;
+	q->max_packet = max_packet_size;
+	q->num_packets = RXQ_DEFAULT_PACKETS;
+	q->proxy_cpu = -1;
+	pthread_mutex_lock(&dev->lock);
+	dev->num_queues++;
+	pthread_mutex_unlock(&dev->lock);
+	*rxq = q;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_destroy(struct gnio_eth_rxq *q)
+{
+	if (!q)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "destroy: NULL");
+	if (q->ctx.state == GNIO_CTX_STATE_STARTED)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq", "stop the queue before destroying it");
+	if (q->pool)
+		gnio_buf_arr_del_user(q->pool, &q->pool);
+	gnio_ctx_fini(&q->ctx);
+	pthread_mutex_lock(&q->dev->lock);
+	q->dev->num_queues--;
+	pthread_mutex_unlock(&q->dev->lock);
+	free(q);
+	return GNIO_SUCCESS;
+}
+
+struct gnio_ctx *gnio_eth_rxq_as_ctx(struct gnio_eth_rxq *q) { return q ? &q->ctx : NULL; }
+
+#define RXQ_SETTER_PROLOGUE(q, what)                                                                        \
+	if (!(q))                                                                                           \
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "%s: NULL queue", what);              \
+	GNIO_CHECK(gnio_ctx_check_configurable(&(q)->ctx, what))
+
+gnio_error_t gnio_eth_rxq_set_type(struct gnio_eth_rxq *q, enum gnio_eth_rxq_type type)
+{
+	RXQ_SETTER_PROLOGUE(q, "the queue type");
+	if (type != GNIO_ETH_RXQ_TYPE_CYCLIC)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "unknown RX queue type %d", (int)type);
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_set_num_packets(struct gnio_eth_rxq *q, uint32_t num)
+{
+	RXQ_SETTER_PROLOGUE(q, "the number of packets");
+	if (num < 8 || num > RXQ_MAX_PACKETS || (num & (num - 1)))
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "ring size %u is not a power of two in 8..%u", num,
+				 RXQ_MAX_PACKETS);
+	q->num_packets = num;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_set_queue_id(struct gnio_eth_rxq *q, uint16_t id)
+{
+	RXQ_SETTER_PROLOGUE(q, "the queue id");
+	q->queue_id = id;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_set_pkt_buf(struct gnio_eth_rxq *q, struct gnio_buf_arr *pool)
+{
+	RXQ_SETTER_PROLOGUE(q, "the packet buffer");
+	if (!pool)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "set_pkt_buf: NULL pool");
+	if (!pool->started)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq", "start the buffer array before registering it");
+	if (q->pool)
+		gnio_buf_arr_del_user(q->pool, &q->pool);
+	GNIO_CHECK(gnio_buf_arr_add_user(pool, &q->pool));
+	q->pool = pool;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_set_flow_control(struct gnio_eth_rxq *q, int on)
+{
+	RXQ_SETTER_PROLOGUE(q, "flow control");
+	q->flow_control = !!on;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *q, int cpu)
+{
+	RXQ_SETTER_PROLOGUE(q, "the proxy CPU");
+	q->proxy_cpu = cpu;
+	return GNIO_SUCCESS;
+}
+
+static void free_ring(struct gnio_eth_rxq *q, struct gnio_gpu *gpu)
+{
+	gnio_gpu_free_internal(gpu, q->handle);
+	gnio_gpu_free_internal(gpu, q->lc_gpu);
+	gnio_gpu_free_internal(gpu, q->cqe_gpu);
+	gnio_gpu_free_internal(gpu, q->sh_gpu);
+	gnio_gpu_free_internal(gpu, q->stage_mirror);
+	q->handle = NULL;
+	q->lc_gpu = q->cqe_gpu = q->sh_gpu = q->stage_mirror = NULL;
+}
+
+static gnio_error_t rxq_start(struct gnio_ctx *ctx)
+{
+	struct gnio_eth_rxq *q = (struct gnio_eth_rxq *)ctx;
+	struct gnio_gpu *gpu = ctx->gpu;
+	struct gnio_buf_arr *pool = q->pool;
+	gnio_error_t err;
+
+	if (pool && gpu && pool->gpu != gpu)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq", "the pool belongs to %s but the queue's datapath is on %s",
+				 pool->gpu->bus_id, gpu->bus_id);
+	if (pool && pool->num_elem < q->num_packets)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq",
+				 "the pool has %u elements but the ring has %u entries; give it at least one per entry",
+				 pool->num_elem, q->num_packets);
+	if (pool && !pool->base_cpu && !(gpu && gpu->ops->copy_async))
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_rxq",
+				 "device %s cannot stage RX payloads into GPU memory; use a CPU_GPU pool",
+				 gpu ? gpu->bus_id : "(none)");
+
+	struct gnio_wire_queue_cfg cfg = {
+		.queue_id = q->queue_id,
+		.max_frame = q->max_packet,
+		.ring_size = q->num_packets,
+		.burst = q->max_burst,
+	};
+	if (pool) {
+		cfg.pool_cpu = pool->base_cpu;
+		cfg.pool_size = (uint64_t)pool->elem_size * pool->num_elem;
+		cfg.slot_size = pool->elem_size;
+		cfg.num_slots = pool->num_elem;
+	}
+	err = q->dev->ops->rxq_open(q->dev->wire, &cfg, &q->wq);
+	if (err != GNIO_SUCCESS)
+		return err;
+	if (!gpu)
+		return GNIO_SUCCESS; /* host-only queue: no ring, no proxy */
+
+	struct gnio_rx_ring_shared *sh_cpu;
+	struct gnio_rx_cqe *cqe_cpu;
+	uint32_t size = q->num_packets;
+	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, sizeof(*sh_cpu), GNIO_GPU_MEM_TYPE_CPU_GPU, &q->sh_gpu,
+						(void **)&sh_cpu), err, fail);
+	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * sizeof(*cqe_cpu), GNIO_GPU_MEM_TYPE_CPU_GPU,
+						&q->cqe_gpu, (void **)&cqe_cpu), err, fail);
+	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, sizeof(struct gnio_rx_ring_local), GNIO_GPU_MEM_TYPE_GPU,
+						&q->lc_gpu, NULL), err, fail);
+	GNIO_CHECK_GOTO(gpu->ops->memset_dev(gpu, q->lc_gpu, 0, sizeof(struct gnio_rx_ring_local)), err, fail);
+
+	struct gnio_gpu_eth_rxq h = {
+		.sh = q->sh_gpu,
+		.lc = q->lc_gpu,
+		.cqe = q->cqe_gpu,
+		.pool = pool ? pool->base_gpu : NULL,
+		.pool_size = pool ? (uint64_t)pool->elem_size * pool->num_elem : 0,
+		.size = size,
+		.mask = size - 1,
+		.slot_size = pool ? pool->elem_size : 0,
+		.queue_id = q->queue_id,
+	};
+	GNIO_CHECK_GOTO(gnio_gpu_put_handle(gpu, &h, sizeof(h), (void **)&q->handle), err, fail);
+
+	memset(&q->proxy, 0, sizeof(q->proxy));
+	struct gnio_rx_proxy *p = &q->proxy;
+	p->ops = q->dev->ops;
+	p->wq = q->wq;
+	p->gpu = gpu;
+	p->ctx = ctx;
+	p->sh = sh_cpu;
+	p->cqe = cqe_cpu;
+	p->size = size;
+	p->mask = size - 1;
+	p->burst = q->max_burst;
+	p->flow_control = q->flow_control;
+	if (pool) {
+		p->slot_size = pool->elem_size;
+		p->cap = pool->elem_size < q->max_packet ? pool->elem_size : q->max_packet;
+		p->pool_size = h.pool_size;
+		p->zero_copy = pool->base_cpu && q->dev->ops->rx_burst_zc && q->dev->ops->rx_release_zc;
+		if (pool->base_cpu) {
+			p->pool_cpu = pool->base_cpu;
+		} else {
+			/* GPU-memory pool: frames land in a pinned host mirror first. */
+			GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, h.pool_size, GNIO_GPU_MEM_TYPE_CPU_GPU,
+								&q->stage_mirror, (void **)&p->pool_cpu), err, fail);
+			p->pool_dev = pool->base_gpu;
+		}
+		GNIO_CHECK_GOTO(gnio_rx_proxy_init(p), err, fail_proxy);
+		pthread_mutex_lock(&gpu->lock);
+		pool->alloc->arr_refs++; /* the memory stays while the proxy writes it */
+		q->pool_alloc_ref = pool->alloc;
+		pthread_mutex_unlock(&gpu->lock);
+		memset(&q->thread, 0, sizeof(q->thread));
+		q->thread.step = gnio_rx_proxy_step;
+		q->thread.arg = p;
+		q->thread.cpu = q->proxy_cpu;
+		snprintf(q->thread.name, sizeof(q->thread.name), "gnio-rx%u", q->queue_id);
+		GNIO_CHECK_GOTO(gnio_proxy_thread_start(&q->thread), err, fail_ref);
+		GNIO_LOG_INFO("eth_rxq", "queue %u on %s started: %u entries, %s payloads%s", q->queue_id, q->dev->spec,
+			      size, p->zero_copy ? "zero-copy" : (p->pool_dev ? "staged to GPU memory" : "copied"),
+			      q->flow_control ? ", flow control" : "");
+	} else {
+		GNIO_LOG_WARN("eth_rxq", "queue %u on %s started without a packet buffer: the kernel's first recv "
+			      "returns BAD_STATE", q->queue_id, q->dev->spec);
+	}
+	return GNIO_SUCCESS;
+
+fail_ref:
+	pthread_mutex_lock(&gpu->lock);
+	q->pool_alloc_ref->arr_refs--;
+	q->pool_alloc_ref = NULL;
+	pthread_mutex_unlock(&gpu->lock);
+fail_proxy:
+	gnio_rx_proxy_fini(&q->proxy);
+fail:
+	free_ring(q, gpu);
+	q->dev->ops->rxq_close(q->wq);
+	q->wq = NULL;
+	return err;
+}
+
+static void fold_stats(struct gnio_eth_rxq *q, struct gnio_eth_rxq_stats *st)
+{
+	struct gnio_rx_proxy *p = &q->proxy;
+	st->rx_packets += __atomic_load_n(&p->rx_packets, __ATOMIC_RELAXED);
+	st->rx_bytes += __atomic_load_n(&p->rx_bytes, __ATOMIC_RELAXED);
+	if (p->sh)
+		st->released += gnio_load_acquire_u64(&p->sh->cons);
+	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
+		st->dropped[i] += __atomic_load_n(&p->dropped[i], __ATOMIC_RELAXED);
+	if (q->wq && q->dev->ops->rxq_stats) {
+		struct gnio_wire_rxq_stats ws = {0};
+		q->dev->ops->rxq_stats(q->wq, &ws);
+		st->dropped[GNIO_DROP_WIRE_OVERFLOW] += ws.overflow;
+	}
+}
+
+static gnio_error_t rxq_stop(struct gnio_ctx *ctx)
+{
+	struct gnio_eth_rxq *q = (struct gnio_eth_rxq *)ctx;
+	struct gnio_gpu *gpu = ctx->gpu;
+	if (gpu && q->proxy.frames) {
+		gnio_proxy_thread_stop(&q->thread);
+		gnio_rx_proxy_drain(&q->proxy);
+	}
+	/* Keep this run's counters before the wire queue and ring go away. */
+	struct gnio_eth_rxq_stats run = {0};
+	fold_stats(q, &run);
+	q->past.rx_packets += run.rx_packets;
+	q->past.rx_bytes += run.rx_bytes;
+	q->past.released += run.released;
+	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
+		q->past.dropped[i] += run.dropped[i];
+	if (gpu) {
+		gnio_rx_proxy_fini(&q->proxy);
+		if (q->pool_alloc_ref) {
+			pthread_mutex_lock(&gpu->lock);
+			q->pool_alloc_ref->arr_refs--;
+			pthread_mutex_unlock(&gpu->lock);
+			q->pool_alloc_ref = NULL;
+		}
+		free_ring(q, gpu);
+	}
+	memset(&q->proxy, 0, sizeof(q->proxy));
+	q->dev->ops->rxq_close(q->wq);
+	q->wq = NULL;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_get_gpu_handle(struct gnio_eth_rxq *q, struct gnio_gpu_eth_rxq **handle)
+{
+	if (!q || !handle)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "get_gpu_handle: NULL argument");
+	if (q->ctx.state != GNIO_CTX_STATE_STARTED)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq",
+				 "the GPU handle exists only while the queue is started (state %s)",
+				 gnio_ctx_state_name(q->ctx.state));
+	if (!q->ctx.gpu)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq",
+				 "the queue was started without gnio_ctx_set_datapath_on_gpu; bind it before start");
+	*handle = q->handle;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_get_stats(struct gnio_eth_rxq *q, struct gnio_eth_rxq_stats *st)
+{
+	if (!q || !st)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "get_stats: NULL argument");
+	*st = q->past;
+	if (q->ctx.state == GNIO_CTX_STATE_STARTED)
+		fold_stats(q, st);
+	st->dropped_total = 0;
+	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
+		st->dropped_total += st->dropped[i];
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_cap_get_max_burst_size(const struct gnio_devinfo *info, uint32_t *max)
+{
+	if (!info || !max)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "cap query: NULL argument");
+	*max = RXQ_MAX_BURST;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_cap_get_max_packet_size(const struct gnio_devinfo *info, uint32_t *max)
+{
+	if (!info || !max)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "cap query: NULL argument");
+	*max = wire_max_frame((struct gnio_dev *)info);
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_rxq_type type)
+{
+	if (!info)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "cap query: NULL devinfo");
+	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
+	GNIO_CHECK(gnio_devinfo_get_caps(info, &caps));
+	if (type != GNIO_ETH_RXQ_TYPE_CYCLIC || !(caps.flags & GNIO_WIRE_CAP_RX))
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_rxq", "wire %s: RX queue type %d is not supported",
+				 gnio_devinfo_get_spec(info), (int)type);
+	return GNIO_SUCCESS;
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/eth/wire/afpacket.c - the `afpacket:IFACE[,opts]` wire.
+ *
+ * Options: promisc=1   put the interface in promiscuous mode while open
+ *          bypass=1    PACKET_QDISC_BYPASS on the TX socket
+ *          blocks=N    RX ring blocks of 1 MiB (default 16)
+ *          tov=MS      block retire timeout in ms (default 1)
+ *
+ * RX: a TPACKET_V3 ring (the kernel fills whole blocks, we walk them and hand
+ * each block back once every frame in it was copied out). TX: a second socket
+ * and one sendmmsg() per burst. AF_PACKET has no hardware queues: one RX and
+ * one TX queue (id 0).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/capability.h>
+#include <linux/ethtool.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
+#include <linux/sockios.h>
+
+#include "core/errmsg.h"
+#include "eth/wire.h"
+
+#define COMP "afpacket"
+#define BLOCK_SIZE (1u << 20)
+#define TX_BATCH 256
+
+struct afp_wire {
+	char ifname[IF_NAMESIZE];
+	int ifindex;
+	uint32_t mtu;
+	int promisc, bypass, hwts;
+	uint32_t blocks, tov_ms;
+	int has_rx, has_tx;
+};
+
+struct afp_rxq {
+	struct afp_wire *w;
+	int fd;
+	uint8_t *ring;
+	size_t ring_size;
+	uint32_t nblocks, blk;   /* current block */
+	struct tpacket3_hdr *pkt; /* next frame in the current block, NULL: none */
+	uint32_t left;           /* frames left in the current block */
+	uint64_t drops;          /* PACKET_STATISTICS resets on read: accumulate */
+};
+
+struct afp_txq {
+	struct afp_wire *w;
+	int fd;
+	struct sockaddr_ll addr;
+	struct mmsghdr msg[TX_BATCH];
+	struct iovec iov[TX_BATCH];
+};
+
+static int has_cap(int cap)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return 1;
+	return !!(d[cap / 32].effective & (1u << (cap % 32)));
+}
+
+static gnio_error_t iface_check(struct afp_wire *w)
+{
+	struct ifreq ifr;
+	struct ethtool_ts_info ti;
+	int fd;
+
+	if (!w->ifname[0])
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: no interface given (afpacket:IFACE)");
+	w->ifindex = (int)if_nametoindex(w->ifname);
+	if (!w->ifindex)
+		return gnio_fail(GNIO_ERROR_NOT_FOUND, COMP, "interface %s not found", w->ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "socket: %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, w->ifname, strlen(w->ifname));
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		close(fd);
+		return gnio_fail(GNIO_ERROR_BAD_STATE, COMP, "interface %s is down (ip link set %s up)",
+				 w->ifname, w->ifname);
+	}
+	w->mtu = 1500;
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
+		w->mtu = (uint32_t)ifr.ifr_mtu;
+	memset(&ti, 0, sizeof(ti));
+	ti.cmd = ETHTOOL_GET_TS_INFO;
+	ifr.ifr_data = (void *)&ti;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) == 0)
+		w->hwts = !!(ti.so_timestamping & SOF_TIMESTAMPING_RX_HARDWARE);
+	close(fd);
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire)
+{
+	char name[64], val[32];
+	const char *opts = gnio_wire_split_args(args, name, sizeof(name));
+	struct afp_wire *w;
+	gnio_error_t err;
+
+	(void)dev;
+	if (strlen(name) >= IF_NAMESIZE)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: interface name '%s' too long", name);
+	if (strchr(name, '@'))
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP,
+				 "afpacket: no per-queue binding (AF_PACKET sees the whole interface); use afxdp:%s",
+				 name);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	memcpy(w->ifname, name, strlen(name) + 1);
+	w->blocks = 16;
+	w->tov_ms = 1;
+	if (gnio_wire_opt(opts, "promisc", val, sizeof(val)))
+		w->promisc = atoi(val) != 0;
+	if (gnio_wire_opt(opts, "bypass", val, sizeof(val)))
+		w->bypass = atoi(val) != 0;
+	if (gnio_wire_opt(opts, "blocks", val, sizeof(val)))
+		w->blocks = (uint32_t)strtoul(val, NULL, 0);
+	if (gnio_wire_opt(opts, "tov", val, sizeof(val)))
+		w->tov_ms = (uint32_t)strtoul(val, NULL, 0);
+	if (w->blocks < 2 || w->blocks > 1024 || w->tov_ms < 1 || w->tov_ms > 1000) {
+		free(w);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: blocks must be 2..1024 and tov 1..1000 ms");
+	}
+	err = iface_check(w);
+	if (!err && !has_cap(CAP_NET_RAW))
+		err = gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
+				"afpacket:%s needs CAP_NET_RAW (run as root or grant it with setcap)", w->ifname);
+	if (err) {
+		free(w);
+		return err;
+	}
+	*wire = w;
+	return GNIO_SUCCESS;
+}
+
+static void afp_close(void *wire)
+{
+	free(wire);
+}
+
+static gnio_error_t afp_caps(void *wire, struct gnio_wire_caps *c)
+{
+	struct afp_wire *w = wire;
+	uint32_t mf = w->mtu + 14;
+
+	c->flags = GNIO_WIRE_CAP_RX | GNIO_WIRE_CAP_TX | GNIO_WIRE_CAP_SW_TIMESTAMP;
+	if (w->hwts)
+		c->flags |= GNIO_WIRE_CAP_HW_TIMESTAMP;
+	/* a block holds the largest frame; frames never span blocks */
+	if (mf > BLOCK_SIZE - 256)
+		mf = BLOCK_SIZE - 256;
+	c->max_frame_size = mf;
+	c->num_rx_queues = 1;
+	c->num_tx_queues = 1;
+	snprintf(c->mode, sizeof(c->mode), "tpacket_v3,sendmmsg%s", w->bypass ? ",bypass" : "");
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t bind_if(int fd, struct afp_wire *w, uint16_t proto)
+{
+	struct sockaddr_ll sll;
+
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = proto;
+	sll.sll_ifindex = w->ifindex;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
+		return gnio_fail(errno == ENETDOWN ? GNIO_ERROR_BAD_STATE : GNIO_ERROR_OPERATING_SYSTEM, COMP,
+				 "afpacket:%s: bind: %s", w->ifname, strerror(errno));
+	return GNIO_SUCCESS;
+}
+
+static void afp_rxq_close(void *qv)
+{
+	struct afp_rxq *q = qv;
+
+	if (q->ring)
+		munmap(q->ring, q->ring_size);
+	if (q->fd >= 0)
+		close(q->fd);
+	q->w->has_rx = 0;
+	free(q);
+}
+
+static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *cfg, void **out)
+{
+	struct afp_wire *w = wire;
+	struct tpacket_req3 req;
+	struct afp_rxq *q;
+	gnio_error_t err = GNIO_SUCCESS;
+	int v = TPACKET_V3, one = 1;
+
+	if (cfg->queue_id)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has one RX queue (id 0), not %u",
+				 w->ifname, cfg->queue_id);
+	if (w->has_rx)
+		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: RX queue already open", w->ifname);
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	q->w = w;
+	w->has_rx = 1;
+	/* socket without a protocol first: nothing is queued before the ring exists */
+	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (q->fd < 0) {
+		err = errno == EPERM ? gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP, "afpacket:%s needs CAP_NET_RAW", w->ifname)
+				     : gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "AF_PACKET socket: %s", strerror(errno));
+		goto fail;
+	}
+	if (setsockopt(q->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v))) {
+		err = gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket: TPACKET_V3 not supported: %s", strerror(errno));
+		goto fail;
+	}
+	/* our own TX socket's frames would loop back here otherwise */
+	setsockopt(q->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+	memset(&req, 0, sizeof(req));
+	req.tp_block_size = BLOCK_SIZE;
+	req.tp_block_nr = w->blocks;
+	req.tp_frame_size = 2048;
+	req.tp_frame_nr = (BLOCK_SIZE / 2048) * w->blocks;
+	req.tp_retire_blk_tov = w->tov_ms;
+	if (setsockopt(q->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req))) {
+		err = gnio_fail(errno == ENOMEM ? GNIO_ERROR_NO_MEMORY : GNIO_ERROR_OPERATING_SYSTEM, COMP,
+				"afpacket:%s: PACKET_RX_RING (%u MiB): %s", w->ifname, w->blocks, strerror(errno));
+		goto fail;
+	}
+	q->nblocks = w->blocks;
+	q->ring_size = (size_t)BLOCK_SIZE * w->blocks;
+	q->ring = mmap(NULL, q->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_LOCKED, q->fd, 0);
+	if (q->ring == MAP_FAILED) {
+		/* MAP_LOCKED counts against RLIMIT_MEMLOCK; the ring works unlocked */
+		q->ring = mmap(NULL, q->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, q->fd, 0);
+		if (q->ring == MAP_FAILED) {
+			q->ring = NULL;
+			err = gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "afpacket:%s: mmap of the RX ring: %s",
+					w->ifname, strerror(errno));
+			goto fail;
+		}
+	}
+	err = bind_if(q->fd, w, htons(ETH_P_ALL));
+	if (err)
+		goto fail;
+	if (w->promisc) {
+		struct packet_mreq mr;
+
+		memset(&mr, 0, sizeof(mr));
+		mr.mr_ifindex = w->ifindex;
+		mr.mr_type = PACKET_MR_PROMISC; /* dropped by the kernel when the socket closes */
+		if (setsockopt(q->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr))) {
+			err = gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afpacket:%s: promiscuous mode: %s",
+					w->ifname, strerror(errno));
+			goto fail;
+		}
+	}
+	*out = q;
+	return GNIO_SUCCESS;
+fail:
+	afp_rxq_close(q);
+	return err;
+}
+
+static gnio_error_t afp_txq_open(void *wire, const struct gnio_wire_queue_cfg *cfg, void **out)
+{
+	struct afp_wire *w = wire;
+	struct afp_txq *q;
+	gnio_error_t err = GNIO_SUCCESS;
+	int one = 1;
+
+	if (cfg->queue_id)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has one TX queue (id 0), not %u",
+				 w->ifname, cfg->queue_id);
+	if (w->has_tx)
+		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: TX queue already open", w->ifname);
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	q->w = w;
+	/* protocol 0: a send-only socket receives nothing */
+	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (q->fd < 0) {
+		err = gnio_fail(errno == EPERM ? GNIO_ERROR_NOT_PERMITTED : GNIO_ERROR_OPERATING_SYSTEM, COMP,
+				"afpacket:%s: %s", w->ifname, errno == EPERM ? "needs CAP_NET_RAW" : strerror(errno));
+		free(q);
+		return err;
+	}
+	err = bind_if(q->fd, w, 0);
+	if (err) {
+		close(q->fd);
+		free(q);
+		return err;
+	}
+	if (w->bypass && setsockopt(q->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)))
+		GNIO_LOG_WARN(COMP, "%s: PACKET_QDISC_BYPASS: %s", w->ifname, strerror(errno));
+	q->addr.sll_family = AF_PACKET;
+	q->addr.sll_ifindex = w->ifindex;
+	q->addr.sll_halen = ETH_ALEN;
+	for (int i = 0; i < TX_BATCH; i++) {
+		q->msg[i].msg_hdr.msg_iov = &q->iov[i];
+		q->msg[i].msg_hdr.msg_iovlen = 1;
+		q->msg[i].msg_hdr.msg_name = &q->addr;
+		q->msg[i].msg_hdr.msg_namelen = sizeof(q->addr);
+	}
+	w->has_tx = 1;
+	*out = q;
+	return GNIO_SUCCESS;
+}
+
+static void afp_txq_close(void *qv)
+{
+	struct afp_txq *q = qv;
+
+	close(q->fd);
+	q->w->has_tx = 0;
+	free(q);
+}
+
+static inline struct tpacket_block_desc *blk_at(struct afp_rxq *q, uint32_t i)
+{
+	return (struct tpacket_block_desc *)(q->ring + (size_t)i * BLOCK_SIZE);
+}
+
+static unsigned afp_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
+{
+	struct afp_rxq *q = qv;
+	unsigned got = 0;
+
+	while (got < n) {
+		struct tpacket_block_desc *b = blk_at(q, q->blk);
+
+		if (!q->pkt) {
+			/* ACQUIRE: pairs with the kernel's store of block_status
+			 * after it filled the block */
+			if (!(__atomic_load_n(&b->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
+				break;
+			q->left = b->hdr.bh1.num_pkts;
+			q->pkt = (struct tpacket3_hdr *)((uint8_t *)b + b->hdr.bh1.offset_to_first_pkt);
+		}
+		while (q->left && got < n) {
+			struct tpacket3_hdr *h = q->pkt;
+			struct gnio_wire_frame *fr = &f[got++];
+
+			fr->len = h->tp_len;
+			fr->ts_ns = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
+			fr->buf_off = 0;
+			if (h->tp_len <= fr->cap && h->tp_snaplen == h->tp_len)
+				memcpy(fr->data, (uint8_t *)h + h->tp_mac, h->tp_snaplen);
+			else if (fr->len <= fr->cap)
+				fr->len = fr->cap + 1; /* truncated by the ring: too big */
+			q->pkt = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
+			q->left--;
+		}
+		if (q->left)
+			break;
+		/* RELEASE: our reads of the block happen before the kernel reuses it */
+		__atomic_store_n(&b->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		q->pkt = NULL;
+		q->blk = (q->blk + 1) % q->nblocks;
+	}
+	return got;
+}
+
+static unsigned afp_tx_burst(void *qv, const struct gnio_wire_frame *f, unsigned n)
+{
+	struct afp_txq *q = qv;
+	int sent;
+
+	if (n > TX_BATCH)
+		n = TX_BATCH;
+	for (unsigned i = 0; i < n; i++) {
+		q->iov[i].iov_base = f[i].data;
+		q->iov[i].iov_len = f[i].len;
+	}
+	sent = sendmmsg(q->fd, q->msg, n, MSG_DONTWAIT);
+	if (sent < 0) {
+		/* a frame the interface refuses (too long) would block the queue
+		 * forever: count it as taken and let the peer miss it */
+		if (errno == EMSGSIZE || errno == EINVAL)
+			return 1;
+		return 0; /* EAGAIN/ENOBUFS: offered again later */
+	}
+	return (unsigned)sent;
+}
+
+static void afp_rxq_stats(void *qv, struct gnio_wire_rxq_stats *st)
+{
+	struct afp_rxq *q = qv;
+	struct tpacket_stats_v3 s;
+	socklen_t len = sizeof(s);
+
+	/* reading PACKET_STATISTICS resets it: keep the running sum */
+	if (getsockopt(q->fd, SOL_PACKET, PACKET_STATISTICS, &s, &len) == 0)
+		q->drops += s.tp_drops;
+	st->overflow = q->drops;
+}
+
+const struct gnio_wire_ops gnio_wire_afpacket_ops = {
+	.kind = "afpacket",
+	.open = afp_open,
+	.close = afp_close,
+	.caps = afp_caps,
+	.rxq_open = afp_rxq_open,
+	.rxq_close = afp_rxq_close,
+	.txq_open = afp_txq_open,
+	.txq_close = afp_txq_close,
+	.rx_burst = afp_rx_burst,
+	.tx_burst = afp_tx_burst,
+	.rxq_stats = afp_rxq_stats,
+};

@@ -1,0 +1,916 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/eth/wire/afxdp.c - the `afxdp:IFACE[@Q][,opts]` wire: AF_XDP sockets
+ * through libxdp's xsk API.
+ *
+ * Options: mode=native|skb (default: native, falling back to skb),
+ *          copy=1 | zc=1     (default: let the kernel pick, zero-copy first),
+ *          force=1           (remove a foreign XDP program found on IFACE),
+ *          frames=N          (internal UMEM chunks per socket, default 4096).
+ *
+ * One socket per queue id, shared by that id's RX and TX queues. Its UMEM is
+ * the registered RX payload pool when that pool is CPU-visible, page aligned
+ * and has 2048..4096-byte power-of-two slots: then frames land where the GPU
+ * reads them and rx_burst_zc hands out pool offsets. Otherwise the UMEM is
+ * internal and rx_burst copies each frame out. TX always copies the frame
+ * into a UMEM chunk (the TX pool is a different allocation than the UMEM).
+ *
+ * XDP program: we load our own four-instruction redirect program with libbpf
+ * instead of libxdp's default one. libxdp wants a bpffs for its dispatcher
+ * and freplace is refused on these kernels, so the dispatcher path fails and
+ * leaves pins behind; a raw program needs neither bpffs nor freplace. An
+ * flock on /run/gnio/afxdp-<netns>-<ifindex>.lock marks a live owner, so an
+ * attached "gnio_xsk" program whose lock is free was left by a killed run and
+ * is removed on open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <linux/capability.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <linux/sockios.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/xsk.h>
+
+#include "core/errmsg.h"
+#include "eth/wire.h"
+
+#define COMP "afxdp"
+#define PROG_NAME "gnio_xsk"
+#define MAX_QUEUES 64
+#define XDP_HEADROOM 256 /* XDP_PACKET_HEADROOM: kernel headroom in each chunk */
+#define INT_CHUNK 4096u
+#define DEF_FRAMES 4096u
+
+struct afxdp_wire;
+
+struct xq {
+	struct afxdp_wire *w;
+	uint16_t qid;
+	int refs;           /* rxq and/or txq on this socket */
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	struct xsk_ring_prod fq, tx;
+	struct xsk_ring_cons cq, rx;
+	uint8_t *area;      /* UMEM base */
+	uint64_t area_size;
+	int area_owned;     /* internal UMEM: munmap on close */
+	int zc_pool;        /* UMEM is the registered RX pool */
+	int kernel_zc;      /* bound with XDP_ZEROCOPY */
+	int fd;
+	uint32_t chunk;
+	uint32_t rx_cap;    /* largest frame a chunk takes */
+	uint64_t *tx_free;  /* stack of free TX chunk addresses */
+	uint32_t tx_nfree, tx_total;
+	uint32_t tx_inflight; /* in TX ring or completion ring */
+	uint32_t tx_done;     /* completions reaped by tx_burst, not yet reported */
+	int has_rx, has_tx;
+};
+
+struct afxdp_wire {
+	char ifname[IF_NAMESIZE];
+	int ifindex;
+	uint16_t qid;      /* @Q */
+	int force_mode;    /* 0 auto, XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE */
+	int force_copy;    /* 0 auto, 1 copy, 2 zero-copy */
+	uint32_t frames;
+	uint32_t attach_flags;
+	int prog_fd, map_fd, lock_fd;
+	uint32_t prog_id;
+	uint32_t mtu;
+	uint32_t nrxq, ntxq;
+	char mode[32];
+	struct xq *q[MAX_QUEUES];
+};
+
+/* ----------------------------------------------------------------- env -- */
+
+static int has_cap(int cap)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return 1; /* cannot tell: let the kernel decide */
+	return !!(d[cap / 32].effective & (1u << (cap % 32)));
+}
+
+static gnio_error_t need_caps(const char *ifname)
+{
+	static const struct { int cap; const char *name; } caps[] = {
+		{CAP_NET_RAW, "CAP_NET_RAW"},
+		{CAP_NET_ADMIN, "CAP_NET_ADMIN"},
+		{39 /* CAP_BPF */, "CAP_BPF"},
+	};
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		/* CAP_SYS_ADMIN covers CAP_BPF on kernels that predate it */
+		if (caps[i].cap == 39 && has_cap(CAP_SYS_ADMIN))
+			continue;
+		if (!has_cap(caps[i].cap))
+			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
+					 "afxdp:%s needs %s (run as root or grant it with setcap)",
+					 ifname, caps[i].name);
+	}
+	return GNIO_SUCCESS;
+}
+
+static unsigned count_queues(const char *ifname, const char *prefix)
+{
+	char path[128];
+	unsigned n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	d = opendir(path);
+	if (!d)
+		return 1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n ? n : 1;
+}
+
+/* Interface exists and is up; returns its MTU. */
+static gnio_error_t iface_check(const char *ifname, int *ifindex, uint32_t *mtu)
+{
+	struct ifreq ifr;
+	int fd;
+
+	if (!ifname[0])
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: no interface given (afxdp:IFACE[@Q])");
+	*ifindex = (int)if_nametoindex(ifname);
+	if (!*ifindex)
+		return gnio_fail(GNIO_ERROR_NOT_FOUND, COMP, "interface %s not found", ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "socket: %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		close(fd);
+		return gnio_fail(GNIO_ERROR_BAD_STATE, COMP,
+				 "interface %s is down (ip link set %s up)", ifname, ifname);
+	}
+	*mtu = 1500;
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
+		*mtu = (uint32_t)ifr.ifr_mtu;
+	close(fd);
+	return GNIO_SUCCESS;
+}
+
+/* ------------------------------------------------------ XDP program -- */
+
+/* r2 = ctx->rx_queue_index; r1 = xsks map; r3 = XDP_PASS (action when the
+ * slot is empty); return bpf_redirect_map(r1, r2, r3). */
+static int load_prog(int map_fd)
+{
+	struct bpf_insn insns[] = {
+		{.code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = 2, .src_reg = 1,
+		 .off = offsetof(struct xdp_md, rx_queue_index)},
+		{.code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 1, .src_reg = BPF_PSEUDO_MAP_FD, .imm = map_fd},
+		{0},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 3, .imm = XDP_PASS},
+		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect_map},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o);
+
+	return bpf_prog_load(BPF_PROG_TYPE_XDP, PROG_NAME, "GPL", insns,
+			     sizeof(insns) / sizeof(insns[0]), &o);
+}
+
+static int prog_name_by_id(uint32_t id, char *name, size_t len)
+{
+	struct bpf_prog_info info;
+	uint32_t ilen = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	name[0] = 0;
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen) == 0)
+		snprintf(name, len, "%s", info.name);
+	close(fd);
+	return 0;
+}
+
+/* The lock file proves a live owner of our program on this interface. */
+static int take_lock(int ifindex)
+{
+	char path[128];
+	struct stat st;
+	int fd;
+
+	if (stat("/proc/self/ns/net", &st))
+		st.st_ino = 0;
+	mkdir("/run/gnio", 0755);
+	snprintf(path, sizeof(path), "/run/gnio/afxdp-%lu-%d.lock", (unsigned long)st.st_ino, ifindex);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/tmp/gnio-afxdp-%lu-%d.lock", (unsigned long)st.st_ino, ifindex);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	}
+	if (fd < 0)
+		return -2;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Remove a program left on the interface: ours when the lock was free,
+ * anybody's with force=1. */
+static gnio_error_t clear_stale(struct afxdp_wire *w, int force)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, qo);
+	struct { uint32_t id, flag; } att[2];
+	char name[32];
+	int n = 0;
+
+	if (bpf_xdp_query(w->ifindex, 0, &qo))
+		return GNIO_SUCCESS; /* no query support: attach will tell */
+	if (qo.drv_prog_id)
+		att[n].id = qo.drv_prog_id, att[n++].flag = XDP_FLAGS_DRV_MODE;
+	if (qo.skb_prog_id)
+		att[n].id = qo.skb_prog_id, att[n++].flag = XDP_FLAGS_SKB_MODE;
+	for (int i = 0; i < n; i++) {
+		prog_name_by_id(att[i].id, name, sizeof(name));
+		if (strcmp(name, PROG_NAME) && !force)
+			return gnio_fail(GNIO_ERROR_IN_USE, COMP,
+					 "interface %s has XDP program '%s' (id %u) attached; remove it with "
+					 "`xdp-loader unload %s --all` or open with force=1",
+					 w->ifname, name, att[i].id, w->ifname);
+		if (bpf_xdp_detach(w->ifindex, att[i].flag, NULL))
+			return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP,
+					 "cannot remove XDP program %u from %s: %s", att[i].id,
+					 w->ifname, strerror(errno));
+		GNIO_LOG_WARN(COMP, "removed XDP program '%s' (id %u, %s mode) left on %s by %s", name,
+			      att[i].id, att[i].flag == XDP_FLAGS_DRV_MODE ? "native" : "skb", w->ifname,
+			      strcmp(name, PROG_NAME) ? "another program (force=1)" : "a killed gnio run");
+	}
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t attach_prog(struct afxdp_wire *w)
+{
+	uint32_t try[2];
+	int ntry = 0, err = 0;
+
+	w->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "gnio_xsks", 4, 4, w->nrxq > MAX_QUEUES ? w->nrxq : MAX_QUEUES, NULL);
+	if (w->map_fd < 0) {
+		err = errno;
+		if (err == EPERM)
+			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
+					 "creating an XSKMAP was refused (needs CAP_BPF and CAP_NET_ADMIN)");
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "cannot create XSKMAP: %s", strerror(err));
+	}
+	w->prog_fd = load_prog(w->map_fd);
+	if (w->prog_fd < 0)
+		return gnio_fail(errno == EPERM ? GNIO_ERROR_NOT_PERMITTED : GNIO_ERROR_OPERATING_SYSTEM, COMP,
+				 "cannot load the XDP redirect program: %s", strerror(errno));
+	if (w->force_mode)
+		try[ntry++] = (uint32_t)w->force_mode;
+	else
+		try[ntry++] = XDP_FLAGS_DRV_MODE, try[ntry++] = XDP_FLAGS_SKB_MODE;
+	for (int i = 0; i < ntry; i++) {
+		if (bpf_xdp_attach(w->ifindex, w->prog_fd, try[i] | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL) == 0) {
+			w->attach_flags = try[i];
+			break;
+		}
+		err = errno;
+		GNIO_LOG_DBG(COMP, "attach in %s mode on %s: %s", try[i] == XDP_FLAGS_DRV_MODE ? "native" : "skb",
+			     w->ifname, strerror(err));
+	}
+	if (!w->attach_flags) {
+		if (err == EEXIST || err == EBUSY)
+			return gnio_fail(GNIO_ERROR_IN_USE, COMP, "interface %s already has an XDP program", w->ifname);
+		if (err == EPERM)
+			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
+					 "attaching XDP to %s was refused (needs CAP_NET_ADMIN)", w->ifname);
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afxdp: cannot attach XDP to %s in %s mode: %s",
+				 w->ifname, w->force_mode == XDP_FLAGS_SKB_MODE ? "skb" : "native", strerror(err));
+	}
+	{
+		struct bpf_prog_info info;
+		uint32_t ilen = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(w->prog_fd, &info, &ilen) == 0)
+			w->prog_id = info.id;
+	}
+	return GNIO_SUCCESS;
+}
+
+static void detach_prog(struct afxdp_wire *w)
+{
+	if (w->attach_flags) {
+		LIBBPF_OPTS(bpf_xdp_attach_opts, ao, .old_prog_fd = w->prog_fd);
+		/* old_prog_fd: only remove the program if it is still ours */
+		if (bpf_xdp_detach(w->ifindex, w->attach_flags, &ao))
+			GNIO_LOG_WARN(COMP, "detaching XDP from %s: %s", w->ifname, strerror(errno));
+		w->attach_flags = 0;
+	}
+	if (w->prog_fd >= 0)
+		close(w->prog_fd);
+	if (w->map_fd >= 0)
+		close(w->map_fd);
+	w->prog_fd = w->map_fd = -1;
+}
+
+/* ---------------------------------------------------------------- wire -- */
+
+static void afxdp_close(void *wire);
+
+static void set_mode(struct afxdp_wire *w, const struct xq *q)
+{
+	const char *m = w->attach_flags == XDP_FLAGS_SKB_MODE ? "skb" : w->attach_flags ? "native" : "tx-only";
+	const char *c = !q ? (w->force_copy == 1 ? "copy" : w->force_copy == 2 ? "zc" : "auto")
+			   : q->kernel_zc ? "zc" : "copy";
+
+	snprintf(w->mode, sizeof(w->mode), "%s,%s%s", m, c, !q ? "" : q->zc_pool ? ",umem=pool" : ",umem=int");
+}
+
+static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wire)
+{
+	struct afxdp_wire *w;
+	char name[IF_NAMESIZE + 8], val[32];
+	const char *opts;
+	gnio_error_t err;
+	char *at;
+
+	(void)dev;
+	opts = gnio_wire_split_args(args, name, sizeof(name));
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	w->prog_fd = w->map_fd = w->lock_fd = -1;
+	w->frames = DEF_FRAMES;
+	at = strchr(name, '@');
+	if (at) {
+		char *end;
+		unsigned long q = strtoul(at + 1, &end, 10);
+
+		if (*end || end == at + 1 || q >= MAX_QUEUES) {
+			free(w);
+			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: bad queue '%s' (0..%d)", at + 1,
+					 MAX_QUEUES - 1);
+		}
+		w->qid = (uint16_t)q;
+		*at = 0;
+	}
+	if (strlen(name) >= IF_NAMESIZE) {
+		free(w);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: interface name '%s' too long", name);
+	}
+	memcpy(w->ifname, name, strlen(name) + 1);
+	if (gnio_wire_opt(opts, "mode", val, sizeof(val))) {
+		if (!strcmp(val, "native") || !strcmp(val, "drv"))
+			w->force_mode = XDP_FLAGS_DRV_MODE;
+		else if (!strcmp(val, "skb") || !strcmp(val, "generic"))
+			w->force_mode = XDP_FLAGS_SKB_MODE;
+		else if (strcmp(val, "auto")) {
+			free(w);
+			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: mode=%s (native|skb|auto)", val);
+		}
+	}
+	if (gnio_wire_opt(opts, "copy", val, sizeof(val)) && atoi(val))
+		w->force_copy = 1;
+	if (gnio_wire_opt(opts, "zc", val, sizeof(val)) && atoi(val))
+		w->force_copy = 2;
+	if (gnio_wire_opt(opts, "frames", val, sizeof(val))) {
+		w->frames = (uint32_t)strtoul(val, NULL, 0);
+		if (w->frames < 64 || w->frames > (1u << 20) || (w->frames & (w->frames - 1))) {
+			free(w);
+			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: frames=%s (power of two, 64..1M)", val);
+		}
+	}
+
+	err = iface_check(w->ifname, &w->ifindex, &w->mtu);
+	if (err)
+		goto fail;
+	err = need_caps(w->ifname);
+	if (err)
+		goto fail;
+	w->nrxq = count_queues(w->ifname, "rx-");
+	w->ntxq = count_queues(w->ifname, "tx-");
+	if (w->qid >= w->nrxq) {
+		err = gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp:%s@%u: interface has %u RX queue(s)",
+				w->ifname, w->qid, w->nrxq);
+		goto fail;
+	}
+	w->lock_fd = take_lock(w->ifindex);
+	if (w->lock_fd == -1) {
+		err = gnio_fail(GNIO_ERROR_IN_USE, COMP, "afxdp:%s is in use by another gnio process", w->ifname);
+		goto fail;
+	}
+	if (w->lock_fd >= 0) {
+		char v[8];
+
+		err = clear_stale(w, gnio_wire_opt(opts, "force", v, sizeof(v)) && atoi(v));
+		if (err)
+			goto fail;
+	}
+	set_mode(w, NULL);
+	*wire = w;
+	return GNIO_SUCCESS;
+fail:
+	afxdp_close(w);
+	return err;
+}
+
+static void afxdp_close(void *wire)
+{
+	struct afxdp_wire *w = wire;
+
+	if (!w)
+		return;
+	detach_prog(w);
+	if (w->lock_fd >= 0)
+		close(w->lock_fd);
+	free(w);
+}
+
+static gnio_error_t afxdp_caps(void *wire, struct gnio_wire_caps *c)
+{
+	struct afxdp_wire *w = wire;
+	uint32_t mf = w->mtu + 14;
+
+	if (mf > INT_CHUNK - XDP_HEADROOM)
+		mf = INT_CHUNK - XDP_HEADROOM;
+	c->flags = GNIO_WIRE_CAP_RX | GNIO_WIRE_CAP_TX | GNIO_WIRE_CAP_SKB_MODE;
+	if (w->attach_flags == XDP_FLAGS_DRV_MODE)
+		c->flags |= GNIO_WIRE_CAP_NATIVE_MODE;
+	if (w->nrxq > 1)
+		c->flags |= GNIO_WIRE_CAP_MULTI_QUEUE;
+	/* "frames land in the pool without a copy" by gnio: true when the UMEM
+	 * is the pool; before any queue exists, it is what an aligned pool gets */
+	c->flags |= GNIO_WIRE_CAP_ZERO_COPY;
+	for (int i = 0; i < MAX_QUEUES; i++)
+		if (w->q[i] && !w->q[i]->zc_pool)
+			c->flags &= ~GNIO_WIRE_CAP_ZERO_COPY;
+	c->max_frame_size = mf;
+	c->num_rx_queues = w->nrxq;
+	c->num_tx_queues = w->ntxq;
+	snprintf(c->mode, sizeof(c->mode), "%s", w->mode);
+	return GNIO_SUCCESS;
+}
+
+/* --------------------------------------------------------------- socket -- */
+
+static int pool_fits(const struct gnio_wire_queue_cfg *cfg)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint32_t s = cfg->slot_size;
+
+	return cfg->pool_cpu && ((uintptr_t)cfg->pool_cpu % (uintptr_t)pg) == 0 && s >= 2048 &&
+	       s <= (uint32_t)pg && !(s & (s - 1)) && cfg->num_slots >= 64 &&
+	       cfg->pool_size >= (uint64_t)s * cfg->num_slots;
+}
+
+static uint32_t pow2_floor(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p * 2 <= v && p < (1u << 30))
+		p *= 2;
+	return p;
+}
+
+static void xq_free(struct xq *q)
+{
+	if (q->xsk)
+		xsk_socket__delete(q->xsk);
+	if (q->umem)
+		xsk_umem__delete(q->umem);
+	if (q->area_owned && q->area)
+		munmap(q->area, q->area_size);
+	free(q->tx_free);
+	free(q);
+}
+
+static gnio_error_t umem_error(struct afxdp_wire *w, int e, uint64_t size)
+{
+	struct rlimit rl;
+
+	if (e == ENOMEM || e == EPERM || e == ENOBUFS) {
+		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < size)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP,
+					 "afxdp:%s: UMEM of %llu KiB exceeds RLIMIT_MEMLOCK (%llu KiB); raise it "
+					 "with `ulimit -l unlimited` or grant CAP_IPC_LOCK",
+					 w->ifname, (unsigned long long)(size >> 10),
+					 (unsigned long long)(rl.rlim_cur >> 10));
+	}
+	return gnio_fail(e == ENOMEM ? GNIO_ERROR_NO_MEMORY : GNIO_ERROR_OPERATING_SYSTEM, COMP,
+			 "afxdp:%s: cannot register UMEM: %s", w->ifname, strerror(e));
+}
+
+/* Create the socket of queue id qid. rx_cfg: the RX queue's config (pool as
+ * UMEM candidate) or NULL when the TX side comes first. */
+static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cfg *cfg, int is_rx,
+			   struct xq **out)
+{
+	uint16_t qid = cfg->queue_id ? cfg->queue_id : w->qid;
+	struct xsk_umem_config uc;
+	struct xsk_socket_config sc;
+	uint32_t nchunks, nrx, ntx, ring;
+	struct xq *q;
+	int ret;
+
+	if (qid >= w->nrxq || qid >= MAX_QUEUES)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp:%s: queue %u out of range (%u queues)",
+				 w->ifname, qid, w->nrxq);
+	q = w->q[qid];
+	if (q) {
+		if ((is_rx && q->has_rx) || (!is_rx && q->has_tx))
+			return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afxdp:%s@%u: %s queue already open", w->ifname,
+					 qid, is_rx ? "RX" : "TX");
+		*out = q;
+		return GNIO_SUCCESS;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	q->w = w;
+	q->qid = qid;
+	q->fd = -1;
+	if (is_rx && pool_fits(cfg) && w->force_copy != 1) {
+		/* UMEM = the pool: its last quarter (up to 2048 chunks) serves TX */
+		q->zc_pool = 1;
+		q->area = cfg->pool_cpu;
+		q->chunk = cfg->slot_size;
+		nchunks = cfg->num_slots;
+		q->area_size = (uint64_t)nchunks * q->chunk;
+		ntx = nchunks / 4 < 2048 ? nchunks / 4 : 2048;
+	} else {
+		q->chunk = INT_CHUNK;
+		nchunks = w->frames * 2;
+		q->area_size = (uint64_t)nchunks * q->chunk;
+		q->area = mmap(NULL, q->area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q->area == MAP_FAILED) {
+			uint64_t sz = q->area_size;
+
+			free(q);
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "afxdp: cannot map %llu bytes of UMEM",
+					 (unsigned long long)sz);
+		}
+		q->area_owned = 1;
+		ntx = nchunks / 2;
+	}
+	nrx = nchunks - ntx;
+	q->rx_cap = q->chunk - XDP_HEADROOM;
+	if (is_rx && cfg->max_frame > q->rx_cap) {
+		xq_free(q);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP,
+				 "afxdp:%s: max packet size %u is larger than the AF_XDP frame size %u "
+				 "(chunk %u - %u headroom)", w->ifname, cfg->max_frame, q->rx_cap, q->chunk,
+				 XDP_HEADROOM);
+	}
+	if (w->mtu + 14 > q->rx_cap)
+		GNIO_LOG_WARN(COMP, "%s: MTU %u exceeds the AF_XDP frame size %u; longer frames count as wire_overflow",
+			      w->ifname, w->mtu, q->rx_cap);
+
+	ring = pow2_floor(nrx);
+	memset(&uc, 0, sizeof(uc));
+	uc.fill_size = ring;
+	uc.comp_size = pow2_floor(ntx);
+	uc.frame_size = q->chunk;
+	uc.frame_headroom = 0;
+	ret = xsk_umem__create(&q->umem, q->area, q->area_size, &q->fq, &q->cq, &uc);
+	if (ret) {
+		gnio_error_t e = umem_error(w, -ret, q->area_size);
+
+		q->umem = NULL;
+		xq_free(q);
+		return e;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.rx_size = ring;
+	sc.tx_size = pow2_floor(ntx);
+	sc.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
+	sc.xdp_flags = w->attach_flags;
+	sc.bind_flags = XDP_USE_NEED_WAKEUP;
+	if (w->force_copy == 1)
+		sc.bind_flags |= XDP_COPY;
+	else if (w->force_copy == 2)
+		sc.bind_flags |= XDP_ZEROCOPY;
+	else
+		sc.bind_flags |= XDP_ZEROCOPY; /* try zero-copy first, then copy */
+	ret = xsk_socket__create(&q->xsk, w->ifname, qid, q->umem, &q->rx, &q->tx, &sc);
+	if (ret && !w->force_copy) {
+		sc.bind_flags = XDP_USE_NEED_WAKEUP | XDP_COPY;
+		ret = xsk_socket__create(&q->xsk, w->ifname, qid, q->umem, &q->rx, &q->tx, &sc);
+	}
+	if (ret) {
+		int e = -ret;
+
+		q->xsk = NULL;
+		xq_free(q);
+		if (e == EPERM)
+			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP, "afxdp:%s: AF_XDP socket refused (needs CAP_NET_RAW)",
+					 w->ifname);
+		if (e == EOPNOTSUPP && w->force_copy == 2)
+			return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP,
+					 "afxdp:%s: zero-copy (zc=1) is not supported by this driver", w->ifname);
+		if (e == EBUSY)
+			return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afxdp:%s@%u: queue already has an AF_XDP socket",
+					 w->ifname, qid);
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afxdp:%s@%u: socket bind failed: %s",
+				 w->ifname, qid, strerror(e));
+	}
+	q->fd = xsk_socket__fd(q->xsk);
+	{
+		struct xdp_options xo;
+		socklen_t ol = sizeof(xo);
+
+		if (getsockopt(q->fd, SOL_XDP, XDP_OPTIONS, &xo, &ol) == 0)
+			q->kernel_zc = !!(xo.flags & XDP_OPTIONS_ZEROCOPY);
+	}
+
+	/* RX chunks [0, nrx) go to the fill ring; TX chunks [nrx, nchunks) to
+	 * the free stack. */
+	{
+		uint32_t idx, nfill = ring < nrx ? ring : nrx;
+
+		if (xsk_ring_prod__reserve(&q->fq, nfill, &idx) != nfill) {
+			xq_free(q);
+			return gnio_fail(GNIO_ERROR_UNEXPECTED, COMP, "afxdp: fill ring reserve failed");
+		}
+		for (uint32_t i = 0; i < nfill; i++)
+			*xsk_ring_prod__fill_addr(&q->fq, idx + i) = (uint64_t)i * q->chunk;
+		xsk_ring_prod__submit(&q->fq, nfill);
+	}
+	q->tx_total = sc.tx_size < ntx ? sc.tx_size : ntx;
+	q->tx_free = malloc(sizeof(uint64_t) * q->tx_total);
+	if (!q->tx_free) {
+		xq_free(q);
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	}
+	for (uint32_t i = 0; i < q->tx_total; i++)
+		q->tx_free[i] = (uint64_t)(nrx + i) * q->chunk;
+	q->tx_nfree = q->tx_total;
+	w->q[qid] = q;
+	set_mode(w, q);
+	GNIO_LOG_INFO(COMP, "%s@%u: socket bound (%s), %u RX + %u TX chunks of %u bytes", w->ifname, qid,
+		      w->mode, nrx, q->tx_total, q->chunk);
+	*out = q;
+	return GNIO_SUCCESS;
+}
+
+static void xq_put(struct xq *q, int is_rx)
+{
+	if (is_rx)
+		q->has_rx = 0;
+	else
+		q->has_tx = 0;
+	if (--q->refs == 0) {
+		q->w->q[q->qid] = NULL;
+		xq_free(q);
+	}
+}
+
+static gnio_error_t afxdp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *cfg, void **out)
+{
+	struct afxdp_wire *w = wire;
+	struct xq *q;
+	gnio_error_t err;
+	int ret;
+
+	/* The XDP program exists only while RX queues do: a TX-only socket
+	 * needs none, and an idle one would swallow the interface's traffic. */
+	if (!w->attach_flags) {
+		err = attach_prog(w);
+		if (err) {
+			detach_prog(w);
+			return err;
+		}
+		GNIO_LOG_INFO(COMP, "%s: XDP program %u attached in %s mode", w->ifname, w->prog_id,
+			      w->attach_flags == XDP_FLAGS_SKB_MODE ? "skb" : "native");
+	}
+	err = xq_get(wire, cfg, 1, &q);
+	if (err)
+		return err;
+	ret = xsk_socket__update_xskmap(q->xsk, w->map_fd);
+	if (ret) {
+		if (!q->refs) {
+			w->q[q->qid] = NULL;
+			xq_free(q);
+		}
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afxdp: cannot insert socket into XSKMAP: %s",
+				 strerror(-ret));
+	}
+	q->has_rx = 1;
+	q->refs++;
+	set_mode(w, q);
+	*out = q;
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t afxdp_txq_open(void *wire, const struct gnio_wire_queue_cfg *cfg, void **out)
+{
+	struct xq *q;
+	gnio_error_t err = xq_get(wire, cfg, 0, &q);
+
+	if (err)
+		return err;
+	q->has_tx = 1;
+	q->refs++;
+	*out = q;
+	return GNIO_SUCCESS;
+}
+
+static void afxdp_rxq_close(void *q) { xq_put(q, 1); }
+static void afxdp_txq_close(void *q) { xq_put(q, 0); }
+
+/* ------------------------------------------------------------ hot path -- */
+
+static inline void fill_kick(struct xq *q)
+{
+	/* need_wakeup: the driver stopped polling the fill ring */
+	if (xsk_ring_prod__needs_wakeup(&q->fq))
+		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+}
+
+static unsigned afxdp_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
+{
+	struct xq *q = qv;
+	uint32_t idx_rx, idx_fq;
+	unsigned got = xsk_ring_cons__peek(&q->rx, n, &idx_rx);
+
+	if (!got) {
+		fill_kick(q);
+		return 0;
+	}
+	/* recycled chunks always fit: the fill ring holds every RX chunk */
+	while (xsk_ring_prod__reserve(&q->fq, got, &idx_fq) != got)
+		;
+	for (unsigned i = 0; i < got; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx_rx + i);
+		uint64_t a = xsk_umem__extract_addr(d->addr) + xsk_umem__extract_offset(d->addr);
+
+		f[i].len = d->len;
+		f[i].ts_ns = 0;
+		f[i].buf_off = 0;
+		if (d->len <= f[i].cap)
+			memcpy(f[i].data, q->area + a, d->len);
+		*xsk_ring_prod__fill_addr(&q->fq, idx_fq + i) = a - a % q->chunk;
+	}
+	xsk_ring_cons__release(&q->rx, got);
+	xsk_ring_prod__submit(&q->fq, got);
+	return got;
+}
+
+static unsigned afxdp_rx_burst_zc(void *qv, struct gnio_wire_frame *f, unsigned n)
+{
+	struct xq *q = qv;
+	uint32_t idx;
+	unsigned got;
+
+	if (!q->zc_pool) /* internal UMEM: offsets would not name pool bytes */
+		return 0;
+	got = xsk_ring_cons__peek(&q->rx, n, &idx);
+	if (!got) {
+		fill_kick(q);
+		return 0;
+	}
+	for (unsigned i = 0; i < got; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);
+		uint64_t a = xsk_umem__extract_addr(d->addr) + xsk_umem__extract_offset(d->addr);
+
+		f[i].data = q->area + a;
+		f[i].buf_off = a;
+		f[i].len = d->len;
+		f[i].cap = q->rx_cap;
+		f[i].ts_ns = 0;
+	}
+	xsk_ring_cons__release(&q->rx, got);
+	return got;
+}
+
+static void afxdp_rx_release_zc(void *qv, const uint64_t *off, unsigned n)
+{
+	struct xq *q = qv;
+	uint32_t idx;
+
+	while (xsk_ring_prod__reserve(&q->fq, n, &idx) != n)
+		;
+	for (unsigned i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&q->fq, idx + i) = off[i] - off[i] % q->chunk;
+	xsk_ring_prod__submit(&q->fq, n);
+}
+
+static inline void tx_kick(struct xq *q)
+{
+	/* copy mode always asks for a kick; the kernel sends a batch per call */
+	if (xsk_ring_prod__needs_wakeup(&q->tx))
+		sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+}
+
+static unsigned cq_reap(struct xq *q)
+{
+	uint32_t idx;
+	unsigned got = xsk_ring_cons__peek(&q->cq, q->tx_total, &idx);
+
+	for (unsigned i = 0; i < got; i++)
+		q->tx_free[q->tx_nfree++] = *xsk_ring_cons__comp_addr(&q->cq, idx + i);
+	xsk_ring_cons__release(&q->cq, got);
+	q->tx_inflight -= got;
+	return got;
+}
+
+static unsigned afxdp_tx_burst(void *qv, const struct gnio_wire_frame *f, unsigned n)
+{
+	struct xq *q = qv;
+	uint32_t idx;
+	unsigned i, take;
+
+	if (q->tx_nfree < n) /* recycle finished chunks; tx_reap reports them */
+		q->tx_done += cq_reap(q);
+	if (!q->tx_nfree) {
+		tx_kick(q);
+		return 0;
+	}
+	take = n < q->tx_nfree ? n : q->tx_nfree;
+	take = xsk_ring_prod__reserve(&q->tx, take, &idx);
+	for (i = 0; i < take; i++) {
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + i);
+		uint32_t len = f[i].len < q->chunk ? f[i].len : q->chunk;
+		uint64_t a = q->tx_free[--q->tx_nfree];
+
+		memcpy(q->area + a, f[i].data, len);
+		d->addr = a;
+		d->len = len;
+		d->options = 0;
+	}
+	if (take) {
+		xsk_ring_prod__submit(&q->tx, take);
+		q->tx_inflight += take;
+		tx_kick(q);
+	}
+	return take;
+}
+
+static unsigned afxdp_tx_reap(void *qv)
+{
+	struct xq *q = qv;
+	unsigned done = q->tx_done;
+
+	q->tx_done = 0;
+	if (!q->tx_inflight)
+		return done;
+	/* the kernel may have stopped mid-ring (batch limit): kick again */
+	tx_kick(q);
+	return done + cq_reap(q);
+}
+
+static void afxdp_rxq_stats(void *qv, struct gnio_wire_rxq_stats *st)
+{
+	struct xq *q = qv;
+	struct xdp_statistics xs;
+	socklen_t len = sizeof(xs);
+
+	st->overflow = 0;
+	memset(&xs, 0, sizeof(xs));
+	/* rx_dropped: no fill buffer or frame larger than a chunk; rx_ring_full:
+	 * the RX ring had no room. Fill-ring-empty events are already inside
+	 * rx_dropped in copy mode, so they are not added again. */
+	if (getsockopt(q->fd, SOL_XDP, XDP_STATISTICS, &xs, &len) == 0)
+		st->overflow = xs.rx_dropped + xs.rx_ring_full;
+}
+
+const struct gnio_wire_ops gnio_wire_afxdp_ops = {
+	.kind = "afxdp",
+	.open = afxdp_open,
+	.close = afxdp_close,
+	.caps = afxdp_caps,
+	.rxq_open = afxdp_rxq_open,
+	.rxq_close = afxdp_rxq_close,
+	.txq_open = afxdp_txq_open,
+	.txq_close = afxdp_txq_close,
+	.rx_burst = afxdp_rx_burst,
+	.rx_burst_zc = afxdp_rx_burst_zc,
+	.rx_release_zc = afxdp_rx_release_zc,
+	.tx_burst = afxdp_tx_burst,
+	.tx_reap = afxdp_tx_reap,
+	.rxq_stats = afxdp_rxq_stats,
+};

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/proxy/proxy.h - the host threads that move frames between a wire queue
+ * and a GPU-visible ring (DOCA's CPU proxy mode). One thread per queue; each
+ * owns its ring's producer side (RX) or consumer side (TX) alone, so no locks.
+ * Counters have a single writer (the proxy) and are read with relaxed loads.
+ */
+#ifndef GNIO_SRC_PROXY_PROXY_H
+#define GNIO_SRC_PROXY_PROXY_H
+
+#include <pthread.h>
+#include "eth/wire.h"
+#include "gnio/eth_rxq.h"
+#include "gnio/eth_txq.h"
+#include "gnio/impl/ring.h"
+
+struct gnio_gpu;
+struct gnio_ctx;
+
+/* A polling thread: calls step() until stopped, backing off when idle. */
+struct gnio_proxy_thread {
+	pthread_t thread;
+	int running;
+	uint32_t stop;
+	unsigned (*step)(void *arg); /* returns work done; 0 = idle */
+	void *arg;
+	int cpu;                     /* -1: no pinning */
+	char name[16];
+};
+
+gnio_error_t gnio_proxy_thread_start(struct gnio_proxy_thread *t);
+void gnio_proxy_thread_stop(struct gnio_proxy_thread *t);
+
+struct gnio_rx_proxy {
+	const struct gnio_wire_ops *ops;
+	void *wq;
+	struct gnio_gpu *gpu;
+	struct gnio_ctx *ctx;          /* for progress-engine events */
+	struct gnio_rx_ring_shared *sh; /* host view */
+	struct gnio_rx_cqe *cqe;        /* host view */
+	uint32_t size, mask, burst;
+	uint32_t slot_size;             /* pool element size */
+	uint32_t cap;                   /* largest frame accepted: min(slot, max_packet) */
+	int flow_control;
+	int zero_copy;                  /* wire places frames in the pool itself */
+	uint8_t *pool_cpu;              /* host view of the pool, or the staging mirror */
+	uint8_t *pool_dev;              /* device pool when staging, else NULL */
+	uint64_t pool_size;
+	void *stage_stream;             /* staging copies (GPU-memory pools) */
+	uint64_t prod;
+	uint64_t cached_cons;
+	uint64_t zc_released;           /* zero-copy: entries handed back to the wire */
+	uint64_t *zc_off;               /* zero-copy: pool offset of each ring entry */
+	uint8_t *scratch;               /* frames that find no ring entry */
+	struct gnio_wire_frame *frames;
+	/* counters (single writer: the proxy thread) */
+	uint64_t rx_packets, rx_bytes;
+	uint64_t dropped[GNIO_DROP_REASON_COUNT];
+};
+
+struct gnio_tx_proxy {
+	const struct gnio_wire_ops *ops;
+	void *wq;
+	struct gnio_gpu *gpu;
+	struct gnio_ctx *ctx;
+	struct gnio_tx_ring_shared *sh; /* host view */
+	struct gnio_tx_desc *desc;      /* host view */
+	uint32_t size, mask, burst;
+	uint32_t max_frame;
+	uint8_t *pool_cpu;              /* NULL when the pool is device memory */
+	uint8_t *pool_dev;
+	uint64_t pool_size;
+	uint8_t *stage;                 /* burst * max_frame bytes, device pools only */
+	uint64_t next;                  /* next descriptor to hand to the wire */
+	uint64_t done;                  /* completions published */
+	struct gnio_wire_frame *frames;
+	uint64_t tx_packets, tx_bytes, tx_errors, timed;
+};
+
+gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p);
+unsigned gnio_rx_proxy_step(void *arg);
+/* After the thread stopped: take what is left on the wire, counting it as
+ * dropped(stopped), so the books balance. */
+void gnio_rx_proxy_drain(struct gnio_rx_proxy *p);
+void gnio_rx_proxy_fini(struct gnio_rx_proxy *p);
+
+gnio_error_t gnio_tx_proxy_init(struct gnio_tx_proxy *p);
+unsigned gnio_tx_proxy_step(void *arg);
+void gnio_tx_proxy_fini(struct gnio_tx_proxy *p);
+
+#endif

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/proxy/rx_proxy.c - wire -> GPU-visible RX ring.
+ *
+ * Copy wires: ring entry k owns pool slot k & mask. Each burst asks the wire to
+ * write frames straight into the slots of the next free entries; frames that
+ * find no entry go to a scratch area and are dropped as ring_full (or, with
+ * flow control, are never asked for). A frame that is dropped for another
+ * reason leaves a hole, and later frames of the same burst move down to keep
+ * entries and slots paired.
+ * Zero-copy wires: frames are already in the pool; entries carry their offset
+ * and buffers go back to the wire when the consumer releases them.
+ * GPU-memory pools: frames land in a host mirror and are copied to the device
+ * pool asynchronously; the entries are published once the copy has landed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/ctx_priv.h"
+#include "core/errmsg.h"
+#include "gpu/gpu_priv.h"
+#include "proxy/proxy.h"
+
+#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+#define ETH_HDR_LEN 14u
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p)
+{
+	p->frames = calloc(p->burst, sizeof(*p->frames));
+	if (!p->frames)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
+	if (p->zero_copy) {
+		p->zc_off = calloc(p->size, sizeof(*p->zc_off));
+		if (!p->zc_off)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
+	} else {
+		p->scratch = malloc((size_t)p->burst * p->cap);
+		if (!p->scratch)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
+	}
+	if (p->pool_dev) {
+		GNIO_CHECK(p->gpu->ops->stream_create(p->gpu, &p->stage_stream));
+	}
+	return GNIO_SUCCESS;
+}
+
+void gnio_rx_proxy_fini(struct gnio_rx_proxy *p)
+{
+	if (p->stage_stream)
+		p->gpu->ops->stream_destroy(p->gpu, p->stage_stream);
+	free(p->frames);
+	free(p->zc_off);
+	free(p->scratch);
+	p->frames = NULL;
+	p->zc_off = NULL;
+	p->scratch = NULL;
+	p->stage_stream = NULL;
+}
+
+static inline uint8_t *slot(struct gnio_rx_proxy *p, uint64_t idx)
+{
+	return p->pool_cpu + (uint64_t)(idx & p->mask) * p->slot_size;
+}
+
+/* Copy [first, first+n) entries' slots from the host mirror to the device
+ * pool, then wait for the copy so the publish that follows covers it. */
+static void stage_to_device(struct gnio_rx_proxy *p, uint64_t first, uint32_t n)
+{
+	while (n) {
+		uint32_t at = (uint32_t)(first & p->mask);
+		uint32_t run = p->size - at < n ? p->size - at : n;
+		size_t off = (size_t)at * p->slot_size;
+		p->gpu->ops->copy_async(p->gpu, p->stage_stream, p->pool_dev + off, p->pool_cpu + off,
+					(size_t)run * p->slot_size);
+		first += run;
+		n -= run;
+	}
+	void *fence = NULL;
+	if (p->gpu->ops->fence_record(p->gpu, p->stage_stream, &fence) == GNIO_SUCCESS) {
+		while (!p->gpu->ops->fence_done(p->gpu, fence))
+			gnio_cpu_relax();
+		p->gpu->ops->fence_destroy(p->gpu, fence);
+	}
+}
+
+static unsigned drop_reason(const struct gnio_rx_proxy *p, uint32_t len)
+{
+	if (len > p->cap)
+		return GNIO_DROP_TOO_BIG;
+	if (len < ETH_HDR_LEN)
+		return GNIO_DROP_RUNT;
+	return GNIO_DROP_REASON_COUNT; /* keep */
+}
+
+/* Zero-copy: hand buffers of released entries back to the wire, in order. */
+static void zc_release(struct gnio_rx_proxy *p)
+{
+	while (p->zc_released != p->cached_cons) {
+		uint32_t at = (uint32_t)(p->zc_released & p->mask);
+		uint64_t n = p->cached_cons - p->zc_released;
+		uint32_t run = (uint64_t)(p->size - at) < n ? p->size - at : (uint32_t)n;
+		p->ops->rx_release_zc(p->wq, &p->zc_off[at], run);
+		p->zc_released += run;
+	}
+}
+
+static unsigned rx_step_zc(struct gnio_rx_proxy *p)
+{
+	/* ACQUIRE(rx.cons) every step: buffers must go back to the wire promptly
+	 * or the wire's fill ring runs dry. Pairs with gnio_rx_ring_release(). */
+	p->cached_cons = gnio_load_acquire_u64(&p->sh->cons);
+	zc_release(p);
+	uint32_t free_entries = p->size - (uint32_t)(p->prod - p->cached_cons);
+	unsigned want = p->burst;
+	if (p->flow_control && free_entries < want)
+		want = free_entries;
+	if (!want)
+		return 0;
+	unsigned got = p->ops->rx_burst_zc(p->wq, p->frames, want);
+	if (!got)
+		return 0;
+	uint64_t ts = 0, bytes = 0;
+	uint32_t kept = 0;
+	for (unsigned i = 0; i < got; i++) {
+		struct gnio_wire_frame *f = &p->frames[i];
+		unsigned why = drop_reason(p, f->len);
+		if (why == GNIO_DROP_REASON_COUNT && kept >= free_entries)
+			why = GNIO_DROP_RING_FULL;
+		if (why != GNIO_DROP_REASON_COUNT) {
+			p->ops->rx_release_zc(p->wq, &f->buf_off, 1);
+			STAT_ADD(p->dropped[why], 1);
+			continue;
+		}
+		uint64_t idx = p->prod + kept;
+		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
+		if (!f->ts_ns && !ts)
+			ts = now_ns();
+		c->buf_off = f->buf_off;
+		c->len = f->len;
+		c->flags = f->ts_ns ? GNIO_RX_F_TS_HW : 0;
+		c->ts_ns = f->ts_ns ? f->ts_ns : ts;
+		p->zc_off[idx & p->mask] = f->buf_off;
+		bytes += f->len;
+		kept++;
+	}
+	if (kept) {
+		p->prod += kept;
+		gnio_rx_ring_publish(p->sh, p->prod);
+		STAT_ADD(p->rx_packets, kept);
+		STAT_ADD(p->rx_bytes, bytes);
+	}
+	return got;
+}
+
+unsigned gnio_rx_proxy_step(void *arg)
+{
+	struct gnio_rx_proxy *p = arg;
+	if (p->zero_copy)
+		return rx_step_zc(p);
+
+	uint32_t free_entries = gnio_rx_ring_free_slots(p->sh, p->prod, &p->cached_cons, p->size);
+	unsigned want = p->burst;
+	if (p->flow_control) {
+		if (free_entries < want)
+			want = free_entries;
+		if (!want)
+			return 0;
+	}
+	for (unsigned i = 0; i < want; i++) {
+		struct gnio_wire_frame *f = &p->frames[i];
+		f->data = i < free_entries ? slot(p, p->prod + i) : p->scratch + (size_t)(i - free_entries) * p->cap;
+		f->cap = p->cap;
+		f->len = 0;
+		f->ts_ns = 0;
+	}
+	unsigned got = p->ops->rx_burst(p->wq, p->frames, want);
+	if (!got)
+		return 0;
+
+	uint64_t ts = 0, bytes = 0;
+	uint32_t kept = 0;
+	for (unsigned i = 0; i < got; i++) {
+		struct gnio_wire_frame *f = &p->frames[i];
+		unsigned why = drop_reason(p, f->len);
+		if (why == GNIO_DROP_REASON_COUNT && kept >= free_entries)
+			why = GNIO_DROP_RING_FULL;
+		if (why != GNIO_DROP_REASON_COUNT) {
+			STAT_ADD(p->dropped[why], 1);
+			continue;
+		}
+		uint64_t idx = p->prod + kept;
+		uint8_t *dst = slot(p, idx);
+		if (f->data != dst)
+			memmove(dst, f->data, f->len); /* close a hole left by a drop */
+		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
+		if (!f->ts_ns && !ts)
+			ts = now_ns();
+		c->buf_off = (uint64_t)(idx & p->mask) * p->slot_size;
+		c->len = f->len;
+		c->flags = f->ts_ns ? GNIO_RX_F_TS_HW : 0;
+		c->ts_ns = f->ts_ns ? f->ts_ns : ts;
+		bytes += f->len;
+		kept++;
+	}
+	if (kept) {
+		if (p->pool_dev)
+			stage_to_device(p, p->prod, kept);
+		p->prod += kept;
+		gnio_rx_ring_publish(p->sh, p->prod);
+		STAT_ADD(p->rx_packets, kept);
+		STAT_ADD(p->rx_bytes, bytes);
+	}
+	return got;
+}
+
+void gnio_rx_proxy_drain(struct gnio_rx_proxy *p)
+{
+	/* Bounded: a wire with an unlimited source would never run dry. */
+	for (int round = 0; round < 4096; round++) {
+		unsigned got;
+		if (p->zero_copy) {
+			got = p->ops->rx_burst_zc(p->wq, p->frames, p->burst);
+			for (unsigned i = 0; i < got; i++)
+				p->ops->rx_release_zc(p->wq, &p->frames[i].buf_off, 1);
+		} else {
+			for (unsigned i = 0; i < p->burst; i++) {
+				p->frames[i].data = p->scratch + (size_t)i * p->cap;
+				p->frames[i].cap = p->cap;
+			}
+			got = p->ops->rx_burst(p->wq, p->frames, p->burst);
+		}
+		if (!got)
+			return;
+		STAT_ADD(p->dropped[GNIO_DROP_STOPPED], got);
+	}
+}

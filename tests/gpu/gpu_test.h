@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/gpu/gpu_test.h - shared helpers for the GPU tests (C and CUDA).
+ *
+ * Exit codes: 0 pass, 1 fail, 77 skipped (no usable CUDA GPU, with the reason
+ * printed). Every check prints where it failed and the library's last reason.
+ *
+ * The sw rig builds the whole queue stack the way an application does:
+ * memory -> buffer arrays -> dev_open("sw:NAME") -> eth queues -> setters ->
+ * set_datapath_on_gpu -> start -> GPU handles; and tears it down in reverse.
+ */
+#ifndef GNIO_TESTS_GPU_TEST_H
+#define GNIO_TESTS_GPU_TEST_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef GNIO_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "gnio/gnio.h"
+#include "gnio/device/gnio_dev.h"
+#include "apps/apps.h"
+#ifdef __cplusplus
+}
+#endif
+
+#define GT_FAIL(...)                                                                               \
+	do {                                                                                       \
+		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                              \
+		fprintf(stderr, __VA_ARGS__);                                                      \
+		fprintf(stderr, " (last reason: '%s')\n", gnio_last_error_msg());                 \
+		exit(1);                                                                           \
+	} while (0)
+
+#define GT_CHECK(cond, ...)                                                                        \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "check '%s' failed\n", #cond);                             \
+			GT_FAIL(__VA_ARGS__);                                                      \
+		}                                                                                  \
+	} while (0)
+
+/* Expect a gnio call to return a given code. */
+#define GT_EXPECT(expr, want)                                                                      \
+	do {                                                                                       \
+		gnio_error_t gt_e_ = (expr);                                                       \
+		if (gt_e_ != (want))                                                               \
+			GT_FAIL("%s returned %s, expected %s", #expr, gnio_error_get_name(gt_e_), \
+				gnio_error_get_name(want));                                        \
+	} while (0)
+#define GT_OK(expr) GT_EXPECT(expr, GNIO_SUCCESS)
+
+#ifdef GNIO_HAVE_CUDA
+#define GT_CUDA(expr)                                                                              \
+	do {                                                                                       \
+		cudaError_t gt_c_ = (expr);                                                        \
+		if (gt_c_ != cudaSuccess)                                                          \
+			GT_FAIL("%s: %s", #expr, cudaGetErrorString(gt_c_));                       \
+	} while (0)
+#endif
+
+static inline void gt_skip(const char *why)
+{
+	printf("SKIP: %s\n", why);
+	fflush(stdout);
+	exit(77);
+}
+
+static inline uint64_t gt_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t gt_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void gt_sleep_us(unsigned us)
+{
+	struct timespec ts;
+	ts.tv_sec = us / 1000000u;
+	ts.tv_nsec = (long)(us % 1000000u) * 1000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * Find the GPU to test: CUDA device 0's bus id in canonical form. Skips (77)
+ * when built without CUDA or when no usable GPU exists; before skipping it
+ * checks that gnio_gpu_create refuses a GPU bus id with DRIVER, NOT_FOUND or
+ * NOT_SUPPORTED and a one-line reason, which is what a GPU-less machine must do.
+ */
+static inline void gt_find_gpu(char *bus, size_t len)
+{
+#ifndef GNIO_HAVE_CUDA
+	(void)bus;
+	(void)len;
+	gt_skip("built without CUDA (GNIO_WITH_CUDA=OFF)");
+#else
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e != cudaSuccess || n == 0) {
+		char why[320];
+		struct gnio_gpu *g = NULL;
+		gnio_error_t err = gnio_gpu_create("0000:00:06.0", &g);
+		GT_CHECK(err == GNIO_ERROR_DRIVER || err == GNIO_ERROR_NOT_FOUND,
+			 "gnio_gpu_create without a GPU gave %s", gnio_error_get_name(err));
+		GT_CHECK(gnio_last_error_msg()[0] != '\0' && !strchr(gnio_last_error_msg(), '\n'),
+			 "no one-line reason");
+		snprintf(why, sizeof(why), "no usable CUDA GPU (%s); gnio_gpu_create says %s: %s",
+			 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices", gnio_error_get_name(err),
+			 gnio_last_error_msg());
+		gt_skip(why);
+	}
+	char raw[32];
+	GT_CUDA(cudaDeviceGetPCIBusId(raw, (int)sizeof(raw), 0));
+	GT_OK(gnio_gpu_bus_id_canonical(raw, bus, len));
+#endif
+}
+
+/* Poll a 64-bit counter in pinned host memory until it reaches want. */
+static inline int gt_wait_u64(const uint64_t *p, uint64_t want, unsigned timeout_ms)
+{
+	uint64_t end = gt_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) < want) {
+		if (gt_mono_ns() > end)
+			return 0;
+		gt_sleep_us(50);
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------ sw rig --- */
+
+struct gt_rig {
+	struct gnio_gpu *gpu;
+	struct gnio_dev *dev;
+	struct gnio_sw_peer *peer;
+	struct gnio_eth_rxq *rxq;
+	struct gnio_eth_txq *txq;
+	void *rx_mem, *rx_mem_cpu, *tx_mem, *tx_mem_cpu;
+	struct gnio_buf_arr *rx_arr, *tx_arr;
+	struct gnio_gpu_eth_rxq *rxh; /* device view */
+	struct gnio_gpu_eth_txq *txh; /* device view */
+	char name[32];
+};
+
+struct gt_rig_cfg {
+	const char *name;          /* sw wire name */
+	int rx, tx;                /* which queues */
+	uint32_t rx_entries;       /* ring size, power of two */
+	uint32_t tx_entries;
+	uint32_t slot;             /* pool element size */
+	uint32_t max_pkt;
+	enum gnio_gpu_mem_type rx_mem_type;
+};
+
+static inline void gt_rig_cfg_init(struct gt_rig_cfg *c, const char *name)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->rx = 1;
+	c->rx_entries = 1024;
+	c->tx_entries = 256;
+	c->slot = 2048;
+	c->max_pkt = 1518;
+	c->rx_mem_type = GNIO_GPU_MEM_TYPE_CPU_GPU;
+}
+
+/* Returns SUCCESS or the first error (the caller decides fail or skip). */
+static inline gnio_error_t gt_rig_open(struct gt_rig *r, struct gnio_gpu *gpu, const struct gt_rig_cfg *c)
+{
+	char spec[48];
+	gnio_error_t err;
+
+	memset(r, 0, sizeof(*r));
+	r->gpu = gpu;
+	snprintf(r->name, sizeof(r->name), "%s", c->name);
+	snprintf(spec, sizeof(spec), "sw:%s", c->name);
+	GT_OK(gnio_dev_open(spec, &r->dev));
+	GT_OK(gnio_sw_peer_open(c->name, &r->peer));
+	if (c->rx) {
+		size_t sz = (size_t)c->slot * c->rx_entries;
+		GT_OK(gnio_gpu_mem_alloc(gpu, sz, 4096, c->rx_mem_type, &r->rx_mem, &r->rx_mem_cpu));
+		GT_OK(gnio_buf_arr_create(gpu, r->rx_mem, c->slot, c->rx_entries, &r->rx_arr));
+		GT_OK(gnio_buf_arr_start(r->rx_arr));
+		GT_OK(gnio_eth_rxq_create(r->dev, 256, c->max_pkt, &r->rxq));
+		GT_OK(gnio_eth_rxq_set_type(r->rxq, GNIO_ETH_RXQ_TYPE_CYCLIC));
+		GT_OK(gnio_eth_rxq_set_num_packets(r->rxq, c->rx_entries));
+		/* Tests count every frame: hold frames on the wire, never drop. */
+		GT_OK(gnio_eth_rxq_set_flow_control(r->rxq, 1));
+		err = gnio_eth_rxq_set_pkt_buf(r->rxq, r->rx_arr);
+		if (err != GNIO_SUCCESS)
+			return err;
+		GT_OK(gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(r->rxq), gpu));
+		err = gnio_ctx_start(gnio_eth_rxq_as_ctx(r->rxq));
+		if (err != GNIO_SUCCESS)
+			return err;
+		GT_OK(gnio_eth_rxq_get_gpu_handle(r->rxq, &r->rxh));
+	}
+	if (c->tx) {
+		size_t sz = (size_t)c->slot * c->tx_entries;
+		GT_OK(gnio_gpu_mem_alloc(gpu, sz, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU, &r->tx_mem, &r->tx_mem_cpu));
+		GT_OK(gnio_buf_arr_create(gpu, r->tx_mem, c->slot, c->tx_entries, &r->tx_arr));
+		GT_OK(gnio_buf_arr_start(r->tx_arr));
+		GT_OK(gnio_eth_txq_create(r->dev, 256, &r->txq));
+		GT_OK(gnio_eth_txq_set_num_packets(r->txq, c->tx_entries));
+		GT_OK(gnio_eth_txq_set_pkt_buf(r->txq, r->tx_arr));
+		GT_OK(gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(r->txq), gpu));
+		GT_OK(gnio_ctx_start(gnio_eth_txq_as_ctx(r->txq)));
+		GT_OK(gnio_eth_txq_get_gpu_handle(r->txq, &r->txh));
+	}
+	return GNIO_SUCCESS;
+}
+
+/* Reverse order; every step checked. The kernel must be stopped already. */
+static inline void gt_rig_close(struct gt_rig *r)
+{
+	if (r->txq) {
+		GT_OK(gnio_ctx_stop(gnio_eth_txq_as_ctx(r->txq)));
+		GT_OK(gnio_eth_txq_destroy(r->txq));
+	}
+	if (r->rxq) {
+		enum gnio_ctx_state st;
+		GT_OK(gnio_ctx_get_state(gnio_eth_rxq_as_ctx(r->rxq), &st));
+		if (st == GNIO_CTX_STATE_STARTED)
+			GT_OK(gnio_ctx_stop(gnio_eth_rxq_as_ctx(r->rxq)));
+		GT_OK(gnio_eth_rxq_destroy(r->rxq));
+	}
+	GT_OK(gnio_sw_peer_close(r->peer));
+	GT_OK(gnio_dev_close(r->dev));
+	if (r->tx_arr)
+		GT_OK(gnio_buf_arr_destroy(r->tx_arr));
+	if (r->rx_arr)
+		GT_OK(gnio_buf_arr_destroy(r->rx_arr));
+	if (r->tx_mem)
+		GT_OK(gnio_gpu_mem_free(r->gpu, r->tx_mem));
+	if (r->rx_mem)
+		GT_OK(gnio_gpu_mem_free(r->gpu, r->rx_mem));
+	memset(r, 0, sizeof(*r));
+}
+
+/* Send frames [first, first+n) of cfg into queue 0 of the rig's wire,
+ * keeping at most 512 frames between the peer and the RX ring, so the wire
+ * FIFO (4096 deep) never overflows. Returns the bytes sent. */
+static inline uint64_t gt_send_gen(struct gt_rig *r, const struct gnio_gen_cfg *cfg, uint64_t first, uint64_t n)
+{
+	static uint8_t buf[GNIO_GEN_MAX_FRAME];
+	uint64_t bytes = 0;
+	for (uint64_t s = first; s < first + n; s++) {
+		uint32_t len = gnio_gen_build(cfg, s, buf, sizeof(buf));
+		GT_CHECK(len > 0, "gen_build seq %llu", (unsigned long long)s);
+		uint64_t end = gt_mono_ns() + 5000000000ull;
+		for (;;) {
+			struct gnio_sw_peer_stats ps;
+			struct gnio_eth_rxq_stats rs;
+			GT_OK(gnio_sw_peer_get_stats(r->peer, 0, &ps));
+			GT_OK(gnio_eth_rxq_get_stats(r->rxq, &rs));
+			if (ps.offered - (rs.rx_packets + rs.dropped_total) < 512)
+				break;
+			GT_CHECK(gt_mono_ns() < end, "the proxy took nothing for 5 s");
+			gt_sleep_us(20);
+		}
+		GT_OK(gnio_sw_peer_send(r->peer, 0, buf, len));
+		bytes += len;
+	}
+	return bytes;
+}
+
+/* Receive one frame gnio sent, waiting up to timeout_ms. */
+static inline gnio_error_t gt_peer_recv(struct gnio_sw_peer *peer, void *buf, uint32_t cap, uint32_t *len,
+					uint64_t *ts, unsigned timeout_ms)
+{
+	uint64_t end = gt_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	for (;;) {
+		gnio_error_t e = gnio_sw_peer_recv(peer, 0, buf, cap, len, ts);
+		if (e != GNIO_ERROR_EMPTY || gt_mono_ns() > end)
+			return e;
+		gt_sleep_us(20);
+	}
+}
+
+static inline int gt_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+static inline int gt_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* ----------------------------------------------------- device helpers --- */
+#ifdef __CUDACC__
+
+#define GT_SCOPE_THREAD 0
+#define GT_SCOPE_WARP 1
+#define GT_SCOPE_BLOCK 2
+
+/* Thread 0 reads the stop flag (and an optional test-owned flag) and bumps
+ * the heartbeat; the whole group learns the answer. */
+template <int SCOPE> __device__ int gt_group_stop(struct gnio_kernel_ctl *ctl, uint64_t *hb)
+{
+	__shared__ int s_stop;
+	int stop = 0;
+	if (threadIdx.x == 0) {
+		stop = gnio_dev_kernel_should_stop(ctl);
+		gnio_dev_kernel_heartbeat(ctl, ++*hb);
+	}
+	if (SCOPE == GT_SCOPE_BLOCK) {
+		__syncthreads(); /* the previous iteration's readers are done */
+		if (threadIdx.x == 0)
+			s_stop = stop;
+		__syncthreads();
+		stop = s_stop;
+	} else if (SCOPE == GT_SCOPE_WARP) {
+		stop = __shfl_sync(0xffffffffu, stop, 0);
+	}
+	return stop;
+}
+
+template <int SCOPE>
+__device__ gnio_error_t gt_recv(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t tmo, uint64_t *first,
+				uint32_t *count)
+{
+	if (SCOPE == GT_SCOPE_BLOCK)
+		return gnio_dev_eth_rxq_recv_block(q, max, tmo, first, count);
+	if (SCOPE == GT_SCOPE_WARP)
+		return gnio_dev_eth_rxq_recv_warp(q, max, tmo, first, count);
+	return gnio_dev_eth_rxq_recv_thread(q, max, tmo, first, count);
+}
+
+template <int SCOPE> __device__ void gt_group_sync(void)
+{
+	if (SCOPE == GT_SCOPE_BLOCK)
+		__syncthreads();
+	else if (SCOPE == GT_SCOPE_WARP)
+		__syncwarp();
+}
+
+#define GT_LAUNCH_CHECK()                                                                          \
+	do {                                                                                       \
+		cudaError_t gt_l_ = cudaGetLastError();                                            \
+		if (gt_l_ != cudaSuccess)                                                          \
+			return GNIO_ERROR_DRIVER;                                                  \
+	} while (0)
+
+#endif /* __CUDACC__ */
+
+#endif /* GNIO_TESTS_GPU_TEST_H */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Timed send accuracy: a kernel asks for N frames at base + i * stride
+ * (CLOCK_REALTIME ns, the clock gnio_dev_time_ns follows); the peer records
+ * when each left. Reports the distribution of (actual - requested) and fails
+ * if frames leave early or grossly late, or out of order.
+ */
+#include "gpu_test.h"
+
+#define N 200u
+#define STRIDE_NS 100000ull /* 100 us */
+#define SLOT 2048u
+
+__global__ void timed_kernel(struct gnio_gpu_eth_txq *q, const uint8_t *frame, uint32_t len, uint64_t base,
+			     uint32_t *sent)
+{
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t t;
+		if (gnio_dev_eth_txq_reserve(q, 1, &t) != GNIO_SUCCESS)
+			return;
+		uint8_t *dst = gnio_dev_eth_txq_slot_addr(q, t);
+		for (uint32_t k = 0; k < len; k++)
+			dst[k] = frame[(size_t)i * SLOT + k];
+		gnio_dev_eth_txq_commit(q, t, len, base + i * STRIDE_NS);
+	}
+	gnio_store_release_u32(sent, N);
+}
+
+struct targs {
+	struct gnio_gpu_eth_txq *q;
+	const uint8_t *frames;
+	uint32_t len;
+	uint64_t base;
+	uint32_t *sent;
+};
+
+static gnio_error_t timed_launch(const struct gnio_runner_launch *l)
+{
+	const struct targs *a = (const struct targs *)l->user;
+	timed_kernel<<<1, 1, 0, (cudaStream_t)l->stream>>>(a->q, a->frames, a->len, a->base, a->sent);
+	GT_LAUNCH_CHECK();
+	return GNIO_SUCCESS;
+}
+
+int main(void)
+{
+	char bus[32];
+	struct gnio_gpu *g;
+	struct gt_rig rig;
+	struct gt_rig_cfg rc;
+
+	gt_find_gpu(bus, sizeof(bus));
+	GT_OK(gnio_gpu_create(bus, &g));
+	gt_rig_cfg_init(&rc, "gt_timed");
+	rc.rx = 0;
+	rc.tx = 1;
+	rc.tx_entries = 256;
+	GT_OK(gt_rig_open(&rig, g, &rc));
+	gnio_error_t cap = gnio_eth_txq_cap_is_timed_send_supported(gnio_dev_as_devinfo(rig.dev));
+	GT_CHECK(cap == GNIO_SUCCESS, "timed send not supported on sw: %s", gnio_error_get_name(cap));
+
+	struct gnio_gen_cfg cfg;
+	gnio_gen_cfg_init(&cfg);
+	void *fg, *fc, *sg, *sc;
+	GT_OK(gnio_gpu_mem_alloc(g, (size_t)N * SLOT, 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &fg, &fc));
+	GT_OK(gnio_gpu_mem_alloc(g, 64, 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &sg, &sc));
+	uint32_t len = 0;
+	for (uint32_t i = 0; i < N; i++)
+		len = gnio_gen_build(&cfg, i, (uint8_t *)fc + (size_t)i * SLOT, SLOT);
+	*(uint32_t *)sc = 0;
+
+	struct gnio_runner *r;
+	GT_OK(gnio_runner_create(g, &r));
+	/* Far enough ahead that launch latency never makes the first one late. */
+	struct targs a = {rig.txh, (const uint8_t *)fg, len, gt_now_ns() + 50000000ull, (uint32_t *)sg};
+	GT_OK(gnio_runner_start(r, timed_launch, &a));
+
+	static int64_t err[N];
+	static uint8_t buf[4096];
+	int peer_ts = 1;
+	for (uint32_t n = 0; n < N; n++) {
+		uint32_t l = 0;
+		uint64_t ts = 0;
+		uint64_t end = gt_mono_ns() + 3000000000ull;
+		gnio_error_t e;
+		/* Busy poll: the host clock at pickup bounds the send time when
+		 * the wire gives no timestamp. */
+		while ((e = gnio_sw_peer_recv(rig.peer, 0, buf, sizeof(buf), &l, &ts)) == GNIO_ERROR_EMPTY &&
+		       gt_mono_ns() < end)
+			;
+		uint64_t now = gt_now_ns();
+		GT_CHECK(e == GNIO_SUCCESS, "frame %u: %s", n, gnio_error_get_name(e));
+		uint64_t seq;
+		GT_OK(gnio_gen_verify(&cfg, buf, l, &seq));
+		GT_CHECK(seq == n, "frame %u carries seq %llu", n, (unsigned long long)seq);
+		if (!ts)
+			peer_ts = 0;
+		uint64_t actual = ts ? ts : now;
+		err[n] = (int64_t)(actual - (a.base + n * STRIDE_NS));
+	}
+	GT_OK(gnio_runner_stop(r, 2000));
+	GT_CHECK(*(volatile uint32_t *)sc == N, "kernel sent %u", *(volatile uint32_t *)sc);
+
+	qsort(err, N, sizeof(err[0]), gt_cmp_i64);
+	int64_t mn = err[0], med = err[N / 2], p99 = err[(N * 99) / 100], mx = err[N - 1];
+	printf("timed send error (actual - requested), %u frames, %llu us apart, times from %s:\n", N,
+	       (unsigned long long)(STRIDE_NS / 1000), peer_ts ? "the wire's send timestamp" : "host pickup");
+	printf("  min %.1f us  median %.1f us  p99 %.1f us  max %.1f us\n", mn / 1e3, med / 1e3, p99 / 1e3,
+	       mx / 1e3);
+	struct gnio_eth_txq_stats st;
+	GT_OK(gnio_eth_txq_get_stats(rig.txq, &st));
+	GT_CHECK(st.timed_sends == N, "timed_sends %llu", (unsigned long long)st.timed_sends);
+	/* Never early (beyond the clock's microsecond ticks); not grossly late. */
+	GT_CHECK(mn >= -20000, "a frame left %.1f us early", -mn / 1e3);
+	GT_CHECK(med <= 1000000, "median %.1f us late", med / 1e3);
+	GT_CHECK(p99 <= 10000000, "p99 %.1f us late", p99 / 1e3);
+
+	GT_OK(gnio_runner_destroy(r));
+	GT_OK(gnio_gpu_mem_free(g, fg));
+	GT_OK(gnio_gpu_mem_free(g, sg));
+	gt_rig_close(&rig);
+	GT_OK(gnio_gpu_destroy(g));
+	printf("PASS\n");
+	return 0;
+}

@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/gnio/cmd_run.c - `gnio run`: the main job. Opens a wire (default: the
+ * software wire with its built-in generator), picks a device (best present),
+ * launches a built-in app as a persistent kernel, prints a live line every
+ * second and a summary, and on stop walks the rollback sequence step by step.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "apps/apps.h"
+#include "commands.h"
+#include "json.h"
+
+struct run_opts {
+	double duration;
+	const char *wire;
+	const char *gpu;
+	const char *app;
+	uint32_t size;
+	const char *proto;
+	uint64_t rate;
+	uint64_t count;
+	uint32_t ring;
+	uint32_t burst;
+	uint32_t batch;
+	int flow_control; /* -1 auto */
+	int json;
+	int quiet;
+	const char *mem;
+	const char *scope;
+	uint32_t threads;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gnio run [options]\n"
+		"Run a built-in app as a persistent kernel on a wire, with live stats.\n"
+		"With no options: the sw wire with its generator, the best device present,\n"
+		"the count app, for 10 seconds.\n\n"
+		"  --duration S      seconds to run (default 10; 0 = until Ctrl-C)\n"
+		"  --wire SPEC       sw:NAME (default sw:demo), afxdp:IFACE[@Q], afpacket:IFACE, pcap:FILE\n"
+		"  --gpu BUSID|cpu   device (default: first usable CUDA GPU, else cpu)\n"
+		"  --app NAME        count (default), classify, echo\n"
+		"  --size N          generated frame size in bytes, 60..9216 (default 64)\n"
+		"  --proto P         udp (default), dns, tcp, http, icmp, arp, mix\n"
+		"  --rate PPS        generator rate; 0 = as fast as the kernel takes (default 0)\n"
+		"  --count N         stop the generator after N frames (default unlimited)\n"
+		"  --ring N          RX ring entries, power of two (default 4096)\n"
+		"  --burst N         proxy burst (default 256)\n"
+		"  --batch N         frames per kernel recv (default 256)\n"
+		"  --flow-control on|off  hold frames on the wire while the ring is full\n"
+		"                    (default: on for the generator at rate 0, else off)\n"
+		"  --mem cpu_gpu|gpu RX payload placement (default cpu_gpu: pinned host memory)\n"
+		"  --recv-scope thread|warp|block  CUDA recv scope (default block)\n"
+		"  --threads N       CUDA threads per block (default 256)\n"
+		"  --json            print one JSON object as the last line of stdout\n"
+		"  --quiet           no live lines\n"
+		"Exit: 0 ok, 1 failure, 2 usage, 3 environment (device or wire missing).\n");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end || !*s || s[0] == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int env_exit(gnio_error_t err)
+{
+	return err == GNIO_ERROR_INVALID_VALUE ? GNIO_EXIT_USAGE : GNIO_EXIT_ENV;
+}
+
+/* Everything the run builds, torn down in reverse by rollback(). */
+struct run_state {
+	struct gnio_gpu *gpu;
+	struct gnio_dev *dev;
+	struct gnio_sw_peer *peer;
+	void *rx_mem, *tx_mem, *stats_mem;
+	struct gnio_buf_arr *rx_pool, *tx_pool;
+	struct gnio_eth_rxq *rxq;
+	struct gnio_eth_txq *txq;
+	struct gnio_runner *runner;
+	struct gnio_app_stats *stats;
+	int kernel_running;
+};
+
+static void step_log(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void step_log(int quiet, const char *fmt, ...)
+{
+	if (quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "gnio: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* Rollback step 1: stop the kernel (flag, then poll the stream to a deadline).
+ * Returns 0 when stopped, 1 when it hung (fail closed: free nothing). */
+static int rollback_kernel(struct run_state *s, int quiet)
+{
+	if (!s->runner || !s->kernel_running)
+		return 0;
+	gnio_error_t err = gnio_runner_stop(s->runner, 5000);
+	if (err != GNIO_SUCCESS && err != GNIO_ERROR_BAD_STATE && gnio_runner_get_state(s->runner) == GNIO_RUNNER_HUNG) {
+		step_log(0, "rollback 1/5: kernel did not stop: %s: %s; failing closed, nothing freed",
+			 gnio_error_get_name(err), gnio_last_error_msg());
+		return 1;
+	}
+	s->kernel_running = 0;
+	if (err != GNIO_SUCCESS)
+		step_log(0, "rollback 1/5: kernel ended with %s: %s", gnio_error_get_name(err), gnio_last_error_msg());
+	else
+		step_log(quiet, "rollback 1/5: kernel stopped (stop flag set, completion polled within the deadline)");
+	return 0;
+}
+
+/* Rollback steps 2-4: buffer arrays (reverse order), rings and proxies, memory.
+ * The eth queues stay (stopped, reusable) until destroy_rest(). */
+static void rollback_rest(struct run_state *s, int quiet)
+{
+	if (s->runner) {
+		gnio_runner_destroy(s->runner);
+		s->runner = NULL;
+	}
+	if (s->tx_pool)
+		gnio_buf_arr_destroy(s->tx_pool);
+	if (s->rx_pool)
+		gnio_buf_arr_destroy(s->rx_pool);
+	s->tx_pool = s->rx_pool = NULL;
+	step_log(quiet, "rollback 2/5: buffer arrays destroyed in reverse registration order");
+	enum gnio_ctx_state st;
+	if (s->txq && gnio_ctx_get_state(gnio_eth_txq_as_ctx(s->txq), &st) == GNIO_SUCCESS &&
+	    st == GNIO_CTX_STATE_STARTED)
+		gnio_ctx_stop(gnio_eth_txq_as_ctx(s->txq));
+	if (s->rxq && gnio_ctx_get_state(gnio_eth_rxq_as_ctx(s->rxq), &st) == GNIO_SUCCESS &&
+	    st == GNIO_CTX_STATE_STARTED)
+		gnio_ctx_stop(gnio_eth_rxq_as_ctx(s->rxq));
+	step_log(quiet, "rollback 3/5: GPU-visible rings and proxies stopped; eth queues kept");
+	if (s->stats_mem)
+		gnio_gpu_mem_free(s->gpu, s->stats_mem);
+	if (s->tx_mem)
+		gnio_gpu_mem_free(s->gpu, s->tx_mem);
+	if (s->rx_mem)
+		gnio_gpu_mem_free(s->gpu, s->rx_mem);
+	s->stats_mem = s->tx_mem = s->rx_mem = NULL;
+	s->stats = NULL;
+	step_log(quiet, "rollback 4/5: device memory freed");
+}
+
+static void destroy_rest(struct run_state *s)
+{
+	if (s->txq)
+		gnio_eth_txq_destroy(s->txq);
+	if (s->rxq)
+		gnio_eth_rxq_destroy(s->rxq);
+	if (s->peer)
+		gnio_sw_peer_close(s->peer);
+	if (s->dev)
+		gnio_dev_close(s->dev);
+	if (s->gpu)
+		gnio_gpu_destroy(s->gpu);
+}
+
+static uint64_t ld(const uint64_t *p) { return gnio_load_acquire_u64(p); }
+
+int gnio_cmd_run(int argc, char **argv)
+{
+	struct run_opts o = {
+		.duration = 10, .wire = "sw:demo", .app = "count", .size = 64, .proto = "udp",
+		.ring = 4096, .burst = 256, .batch = 256, .flow_control = -1, .mem = "cpu_gpu",
+		.scope = "block", .threads = 256,
+	};
+	static const struct option longopts[] = {
+		{"duration", required_argument, 0, 'd'}, {"wire", required_argument, 0, 'w'},
+		{"gpu", required_argument, 0, 'g'},      {"app", required_argument, 0, 'a'},
+		{"size", required_argument, 0, 's'},     {"proto", required_argument, 0, 'p'},
+		{"rate", required_argument, 0, 'r'},     {"count", required_argument, 0, 'c'},
+		{"ring", required_argument, 0, 'R'},     {"burst", required_argument, 0, 'B'},
+		{"batch", required_argument, 0, 'b'},    {"flow-control", required_argument, 0, 'f'},
+		{"mem", required_argument, 0, 'm'},      {"recv-scope", required_argument, 0, 'S'},
+		{"threads", required_argument, 0, 't'},  {"json", no_argument, 0, 'j'},
+		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	optind = 1;
+	int c;
+	uint64_t v;
+	while ((c = getopt_long(argc, argv, "hjq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': {
+			char *end;
+			o.duration = strtod(optarg, &end);
+			if (*end || o.duration < 0) {
+				fprintf(stderr, "gnio run: --duration '%s' is not a number of seconds >= 0\n", optarg);
+				return GNIO_EXIT_USAGE;
+			}
+			break;
+		}
+		case 'w': o.wire = optarg; break;
+		case 'g': o.gpu = optarg; break;
+		case 'a': o.app = optarg; break;
+		case 'p': o.proto = optarg; break;
+		case 'm': o.mem = optarg; break;
+		case 'S': o.scope = optarg; break;
+		case 'j': o.json = 1; break;
+		case 'q': o.quiet = 1; break;
+		case 'h': usage(stdout); return GNIO_EXIT_OK;
+		case 'f':
+			if (!strcmp(optarg, "on"))
+				o.flow_control = 1;
+			else if (!strcmp(optarg, "off"))
+				o.flow_control = 0;
+			else {
+				fprintf(stderr, "gnio run: --flow-control takes on or off\n");
+				return GNIO_EXIT_USAGE;
+			}
+			break;
+		case 's': case 'r': case 'c': case 'R': case 'B': case 'b': case 't':
+			if (parse_u64(optarg, &v)) {
+				fprintf(stderr, "gnio run: --%s '%s' is not a non-negative integer\n",
+					c == 's' ? "size" : c == 'r' ? "rate" : c == 'c' ? "count" : c == 'R' ? "ring"
+					: c == 'B' ? "burst" : c == 'b' ? "batch" : "threads", optarg);
+				return GNIO_EXIT_USAGE;
+			}
+			if (c == 's')
+				o.size = v > 0xffffffffu ? 0xffffffffu : (uint32_t)v;
+			else if (c == 'r')
+				o.rate = v;
+			else if (c == 'c')
+				o.count = v;
+			else if (c == 'R')
+				o.ring = (uint32_t)v;
+			else if (c == 'B')
+				o.burst = (uint32_t)v;
+			else if (c == 'b')
+				o.batch = (uint32_t)v;
+			else
+				o.threads = (uint32_t)v;
+			break;
+		default: usage(stderr); return GNIO_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gnio run: unexpected argument '%s' (see gnio run --help)\n", argv[optind]);
+		return GNIO_EXIT_USAGE;
+	}
+
+	const struct gnio_app *app = gnio_app_find(o.app);
+	if (!app) {
+		fprintf(stderr, "gnio run: unknown app '%s' (count, classify, echo)\n", o.app);
+		return GNIO_EXIT_USAGE;
+	}
+	int scope = !strcmp(o.scope, "thread") ? 0 : !strcmp(o.scope, "warp") ? 1 : !strcmp(o.scope, "block") ? 2 : -1;
+	if (scope < 0) {
+		fprintf(stderr, "gnio run: --recv-scope takes thread, warp or block\n");
+		return GNIO_EXIT_USAGE;
+	}
+	enum gnio_gpu_mem_type rx_mem_type;
+	if (!strcmp(o.mem, "cpu_gpu"))
+		rx_mem_type = GNIO_GPU_MEM_TYPE_CPU_GPU;
+	else if (!strcmp(o.mem, "gpu"))
+		rx_mem_type = GNIO_GPU_MEM_TYPE_GPU;
+	else {
+		fprintf(stderr, "gnio run: --mem takes cpu_gpu or gpu\n");
+		return GNIO_EXIT_USAGE;
+	}
+	int is_sw = !strncmp(o.wire, "sw:", 3);
+	struct gnio_gen_cfg gen;
+	gnio_gen_cfg_init(&gen);
+	if (gnio_gen_proto_parse(o.proto, &gen.proto) != GNIO_SUCCESS) {
+		fprintf(stderr, "gnio run: unknown --proto '%s' (udp, dns, tcp, http, icmp, arp, mix)\n", o.proto);
+		return GNIO_EXIT_USAGE;
+	}
+	gen.frame_size = o.size;
+	gen.count = o.count;
+	gen.rate_pps = o.rate;
+	char why[256];
+	if (gnio_gen_cfg_check(&gen, why, sizeof(why)) != GNIO_SUCCESS) {
+		fprintf(stderr, "gnio run: --size %u: %s\n", o.size, why);
+		return GNIO_EXIT_USAGE;
+	}
+	if (o.flow_control < 0)
+		o.flow_control = is_sw && o.rate == 0;
+
+	/* Device: the one asked for, else the best present, saying why. */
+	char bus[64];
+	if (o.gpu) {
+		snprintf(bus, sizeof(bus), "%s", o.gpu);
+		why[0] = 0;
+	} else {
+		gnio_gpu_pick_best(bus, sizeof(bus), why, sizeof(why));
+	}
+	struct run_state s;
+	memset(&s, 0, sizeof(s));
+	gnio_error_t err = gnio_gpu_create(bus, &s.gpu);
+	if (err != GNIO_SUCCESS) {
+		fprintf(stderr, "gnio run: --gpu %s: %s (%s)\n", bus, gnio_last_error_msg(), gnio_error_get_name(err));
+		return env_exit(err);
+	}
+	int on_cpu = gnio_gpu_is_cpu(s.gpu);
+	gnio_runner_launch_fn kernel = on_cpu ? app->cpu : app->cuda;
+	if (!kernel) {
+		fprintf(stderr, "gnio run: app %s has no %s kernel in this build\n", app->name, on_cpu ? "CPU" : "CUDA");
+		destroy_rest(&s);
+		return GNIO_EXIT_ENV;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "gnio: device %s (%s)%s%s\n", gnio_gpu_get_bus_id(s.gpu), gnio_gpu_get_name(s.gpu),
+			why[0] ? ": " : "", why);
+
+	err = gnio_dev_open(o.wire, &s.dev);
+	if (err != GNIO_SUCCESS) {
+		fprintf(stderr, "gnio run: --wire %s: %s (%s)\n", o.wire, gnio_last_error_msg(), gnio_error_get_name(err));
+		destroy_rest(&s);
+		return env_exit(err);
+	}
+	uint32_t slot = o.size > 2048 ? (o.size + 63) / 64 * 64 : 2048;
+	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
+	gnio_devinfo_get_caps(gnio_dev_as_devinfo(s.dev), &caps);
+	uint32_t max_packet = caps.max_frame_size && caps.max_frame_size < slot ? caps.max_frame_size : slot;
+	if (is_sw && o.size > max_packet) {
+		fprintf(stderr, "gnio run: --size %u exceeds the wire's maximum frame of %u bytes\n", o.size, max_packet);
+		destroy_rest(&s);
+		return GNIO_EXIT_USAGE;
+	}
+
+#define RUN_CHECK(expr, what)                                                                                 \
+	do {                                                                                                  \
+		err = (expr);                                                                                 \
+		if (err != GNIO_SUCCESS) {                                                                    \
+			fprintf(stderr, "gnio run: %s: %s (%s)\n", what, gnio_last_error_msg(),              \
+				gnio_error_get_name(err));                                                    \
+			goto fail;                                                                            \
+		}                                                                                             \
+	} while (0)
+
+	void *cpu_ptr;
+	RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, (size_t)o.ring * slot, 4096, rx_mem_type, &s.rx_mem, &cpu_ptr),
+		  "RX payload pool");
+	RUN_CHECK(gnio_buf_arr_create(s.gpu, s.rx_mem, slot, o.ring, &s.rx_pool), "RX buffer array");
+	RUN_CHECK(gnio_buf_arr_start(s.rx_pool), "RX buffer array start");
+	RUN_CHECK(gnio_eth_rxq_create(s.dev, o.burst, max_packet, &s.rxq), "RX queue");
+	RUN_CHECK(gnio_eth_rxq_set_num_packets(s.rxq, o.ring), "--ring");
+	RUN_CHECK(gnio_eth_rxq_set_flow_control(s.rxq, o.flow_control), "flow control");
+	RUN_CHECK(gnio_eth_rxq_set_pkt_buf(s.rxq, s.rx_pool), "RX pool registration");
+	RUN_CHECK(gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(s.rxq), s.gpu), "RX datapath");
+	RUN_CHECK(gnio_ctx_start(gnio_eth_rxq_as_ctx(s.rxq)), "RX queue start");
+	struct gnio_gpu_eth_rxq *rxh;
+	RUN_CHECK(gnio_eth_rxq_get_gpu_handle(s.rxq, &rxh), "RX GPU handle");
+	struct gnio_gpu_eth_txq *txh = NULL;
+	if (app->needs_tx) {
+		uint32_t tx_ring = 1024;
+		RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, (size_t)tx_ring * slot, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU, &s.tx_mem,
+					     &cpu_ptr), "TX payload pool");
+		RUN_CHECK(gnio_buf_arr_create(s.gpu, s.tx_mem, slot, tx_ring, &s.tx_pool), "TX buffer array");
+		RUN_CHECK(gnio_buf_arr_start(s.tx_pool), "TX buffer array start");
+		RUN_CHECK(gnio_eth_txq_create(s.dev, o.burst, &s.txq), "TX queue");
+		RUN_CHECK(gnio_eth_txq_set_num_packets(s.txq, tx_ring), "TX ring");
+		RUN_CHECK(gnio_eth_txq_set_pkt_buf(s.txq, s.tx_pool), "TX pool registration");
+		RUN_CHECK(gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(s.txq), s.gpu), "TX datapath");
+		RUN_CHECK(gnio_ctx_start(gnio_eth_txq_as_ctx(s.txq)), "TX queue start");
+		RUN_CHECK(gnio_eth_txq_get_gpu_handle(s.txq, &txh), "TX GPU handle");
+	}
+	void *stats_cpu;
+	RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, sizeof(struct gnio_app_stats), GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU,
+				     &s.stats_mem, &stats_cpu), "kernel stats");
+	s.stats = stats_cpu;
+	struct gnio_app_args args = {
+		.rxq = rxh, .txq = txh, .stats = s.stats_mem, .max_batch = o.batch, .timeout_ns = 200000,
+		.blocks = 1, .threads = o.threads, .recv_scope = scope,
+	};
+	RUN_CHECK(gnio_runner_create(s.gpu, &s.runner), "runner");
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	RUN_CHECK(gnio_runner_start(s.runner, kernel, &args), "kernel launch");
+	s.kernel_running = 1;
+	if (is_sw) {
+		char name[192];
+		snprintf(name, sizeof(name), "%s", gnio_devinfo_get_name(gnio_dev_as_devinfo(s.dev)));
+		RUN_CHECK(gnio_sw_peer_open(name, &s.peer), "sw peer");
+		RUN_CHECK(gnio_sw_peer_gen_attach(s.peer, 0, &gen), "generator");
+	}
+	if (!o.quiet)
+		fprintf(stderr, "gnio: %s on %s, app %s, %u-byte %s frames%s, %s\n", on_cpu ? "CPU kernel" : "CUDA kernel",
+			o.wire, app->name, o.size, gnio_gen_proto_name(gen.proto), is_sw ? "" : " (from the wire)",
+			o.duration > 0 ? "running" : "running until Ctrl-C");
+
+	double t0 = now_s(), last_t = t0, idle_since = t0;
+	uint64_t last_pk = 0, last_by = 0, last_hb = gnio_runner_get_heartbeat(s.runner);
+	int warned_idle = 0, kernel_failed = 0;
+	while (!stop_requested) {
+		sleep_ms(100);
+		double t = now_s();
+		if (o.duration > 0 && t - t0 >= o.duration)
+			break;
+		if (is_sw && o.count && gnio_sw_peer_gen_done(s.peer, 0) &&
+		    ld(&s.stats->packets) + 0 >= o.count)
+			break;
+		enum gnio_runner_state rs = gnio_runner_get_state(s.runner);
+		if (rs != GNIO_RUNNER_RUNNING) {
+			fprintf(stderr, "gnio run: kernel %s early (last error %s)\n", gnio_runner_state_name(rs),
+				gnio_error_get_name((gnio_error_t)ld(&s.stats->last_error)));
+			kernel_failed = 1;
+			break;
+		}
+		if (t - last_t < 1.0)
+			continue;
+		uint64_t pk = ld(&s.stats->packets), by = ld(&s.stats->bytes);
+		uint64_t hb = gnio_runner_get_heartbeat(s.runner);
+		struct gnio_eth_rxq_stats rst;
+		gnio_eth_rxq_get_stats(s.rxq, &rst);
+		double dt = t - last_t;
+		if (pk != last_pk)
+			idle_since = t;
+		if (!o.quiet) {
+			fprintf(stderr, "[%5.1fs] %9.3f Mpps %8.3f Gbit/s | kernel %llu pkts | dropped %llu | heartbeat %s\n",
+				t - t0, (double)(pk - last_pk) / dt / 1e6, (double)(by - last_by) * 8 / dt / 1e9,
+				(unsigned long long)pk, (unsigned long long)rst.dropped_total,
+				hb != last_hb ? "alive" : "STALLED");
+		}
+		if (!warned_idle && t - idle_since >= 3.0 && hb != last_hb) {
+			fprintf(stderr, "gnio: kernel alive and polling, no packets for %.0f s: is the peer sending?\n",
+				t - idle_since);
+			warned_idle = 1;
+		}
+		last_t = t;
+		last_pk = pk;
+		last_by = by;
+		last_hb = hb;
+	}
+	double t_end = now_s();
+	uint64_t measured = ld(&s.stats->packets), measured_bytes = ld(&s.stats->bytes);
+	if (stop_requested && !o.quiet)
+		fprintf(stderr, "gnio: stop requested, rolling back\n");
+
+	/* Quiesce: stop offering, let the proxy hand over what the wire holds,
+	 * and let the kernel consume it, so the books close exactly. */
+	if (s.peer)
+		gnio_sw_peer_gen_detach(s.peer, 0);
+	struct gnio_eth_rxq_stats rst;
+	for (int i = 0; i < 200 && !kernel_failed; i++) {
+		gnio_eth_rxq_get_stats(s.rxq, &rst);
+		if (ld(&s.stats->packets) == rst.rx_packets && i > 2)
+			break;
+		sleep_ms(10);
+	}
+	int quiet_steps = o.quiet || o.json;
+	if (rollback_kernel(&s, quiet_steps)) {
+		fprintf(stderr, "gnio run: kernel hung; memory left allocated on purpose (see docs/rollback.md)\n");
+		return GNIO_EXIT_FAIL;
+	}
+	/* The kernel is done: its counters are final. Copy them before step 4
+	 * frees the memory they live in. */
+	struct gnio_app_stats ks = *s.stats;
+	rollback_rest(&s, quiet_steps);
+	gnio_eth_rxq_get_stats(s.rxq, &rst);
+	struct gnio_eth_txq_stats tst = {0};
+	if (s.txq)
+		gnio_eth_txq_get_stats(s.txq, &tst);
+	struct gnio_sw_peer_stats pst = {0};
+	if (s.peer)
+		gnio_sw_peer_get_stats(s.peer, 0, &pst);
+	char dev_id[64], dev_name[128];
+	snprintf(dev_id, sizeof(dev_id), "%s", gnio_gpu_get_bus_id(s.gpu));
+	snprintf(dev_name, sizeof(dev_name), "%s", gnio_gpu_get_name(s.gpu));
+	destroy_rest(&s);
+	step_log(quiet_steps, "rollback 5/5: wire and device closed");
+
+	/* offered: what the peer put on the wire when we can see it (sw), else
+	 * everything the wire delivered. */
+	uint64_t offered = s.peer ? pst.offered : rst.rx_packets + rst.dropped_total;
+	double secs = t_end - t0 > 0 ? t_end - t0 : 1e-9;
+	double mpps = (double)measured / secs / 1e6;
+	double gbps = (double)measured_bytes * 8 / secs / 1e9;
+	int balanced = offered == rst.rx_packets + rst.dropped_total;
+	int consumed = ks.packets == rst.rx_packets;
+	uint64_t proto_sum = 0;
+	for (int i = 0; i < GNIO_PROTO_COUNT; i++)
+		proto_sum += ks.proto[i];
+	int rc = kernel_failed || !balanced || !consumed ? GNIO_EXIT_FAIL : GNIO_EXIT_OK;
+
+	if (!o.json) {
+		printf("\ngnio run summary\n");
+		printf("  wire            %s\n", o.wire);
+		printf("  device          %s (%s)\n", dev_id, dev_name);
+		printf("  app             %s\n", app->name);
+		printf("  duration        %.2f s\n", secs);
+		printf("  offered         %llu\n", (unsigned long long)offered);
+		printf("  rx_packets      %llu (handed to the kernel)\n", (unsigned long long)rst.rx_packets);
+		printf("  kernel_packets  %llu (processed by the kernel)\n", (unsigned long long)ks.packets);
+		printf("  dropped         %llu", (unsigned long long)rst.dropped_total);
+		for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
+			if (rst.dropped[i])
+				printf(" %s=%llu", gnio_drop_reason_name(i), (unsigned long long)rst.dropped[i]);
+		printf("\n  tx_packets      %llu\n", (unsigned long long)tst.tx_packets);
+		printf("  rate            %.3f Mpps, %.3f Gbit/s (kernel, over the run)\n", mpps, gbps);
+		if (!strcmp(app->name, "classify")) {
+			printf("  protocols      ");
+			for (int i = 0; i < GNIO_PROTO_COUNT; i++)
+				if (ks.proto[i])
+					printf(" %s=%llu", gnio_proto_name(i), (unsigned long long)ks.proto[i]);
+			printf("\n");
+		}
+		printf("  books           offered %s rx_packets + dropped%s\n", balanced ? "==" : "!=",
+		       consumed ? "; every delivered frame processed" : "; KERNEL MISSED FRAMES");
+	} else {
+		struct json j;
+		json_init(&j, stdout, 0);
+		json_obj_begin(&j, NULL);
+		json_str(&j, "wire", o.wire);
+		json_str(&j, "device", dev_id);
+		json_str(&j, "device_name", dev_name);
+		json_str(&j, "backend", on_cpu ? "cpu" : "cuda");
+		json_str(&j, "app", app->name);
+		json_u64(&j, "frame_size", o.size);
+		json_str(&j, "proto", gnio_gen_proto_name(gen.proto));
+		json_dbl(&j, "duration_s", secs);
+		json_u64(&j, "offered", offered);
+		json_str(&j, "offered_source", s.peer ? "generator" : "wire");
+		json_u64(&j, "rx_packets", rst.rx_packets);
+		json_u64(&j, "rx_bytes", rst.rx_bytes);
+		json_u64(&j, "kernel_packets", ks.packets);
+		json_u64(&j, "kernel_bytes", ks.bytes);
+		json_obj_begin(&j, "dropped");
+		for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
+			json_u64(&j, gnio_drop_reason_name(i), rst.dropped[i]);
+		json_obj_end(&j);
+		json_u64(&j, "dropped_total", rst.dropped_total);
+		json_u64(&j, "tx_packets", tst.tx_packets);
+		json_u64(&j, "tx_errors", tst.tx_errors);
+		json_dbl(&j, "mpps", mpps);
+		json_dbl(&j, "gbps", gbps);
+		json_bool(&j, "flow_control", o.flow_control);
+		json_str(&j, "rx_mem", o.mem);
+		if (!strcmp(app->name, "classify")) {
+			json_obj_begin(&j, "protocols");
+			for (int i = 0; i < GNIO_PROTO_COUNT; i++)
+				json_u64(&j, gnio_proto_name(i), ks.proto[i]);
+			json_obj_end(&j);
+			json_u64(&j, "protocols_total", proto_sum);
+		}
+		json_u64(&j, "kernel_errors", ks.errors);
+		json_bool(&j, "balanced", balanced);
+		json_obj_end(&j);
+		json_finish(&j);
+	}
+	if (!balanced)
+		fprintf(stderr, "gnio run: accounting mismatch: offered %llu != rx %llu + dropped %llu\n",
+			(unsigned long long)offered, (unsigned long long)rst.rx_packets,
+			(unsigned long long)rst.dropped_total);
+	if (!consumed)
+		fprintf(stderr, "gnio run: kernel processed %llu of %llu delivered frames\n",
+			(unsigned long long)ks.packets, (unsigned long long)rst.rx_packets);
+	return rc;
+
+fail:
+	rollback_kernel(&s, 1);
+	rollback_rest(&s, 1);
+	destroy_rest(&s);
+	return env_exit(err);
+}
