@@ -2,6 +2,7 @@
 # "@since" tags in include/gnio (scripts/gen-version-matrix.py), at build
 # time, whenever a public header changes. Include it after the gnio_cli target
 # is defined: include(cmake/version_matrix.cmake)
+include(GNUInstallDirs)
 find_package(Python3 COMPONENTS Interpreter)
 file(GLOB_RECURSE GNIO_PUBLIC_HEADERS CONFIGURE_DEPENDS
   ${CMAKE_SOURCE_DIR}/include/gnio/*.h ${CMAKE_SOURCE_DIR}/include/gnio/*.cuh)

@@ -27,7 +27,7 @@ struct gnio_sw_peer_stats {
 	uint64_t gen_sent;     /* of offered, frames built by the attached generator */
 	uint64_t received;     /* frames gnio sent that the peer took */
 	uint64_t tx_pending;   /* frames gnio sent that wait in the peer's FIFO */
-	uint64_t tx_overflow;  /* frames gnio sent that the peer FIFO had no room for */
+	uint64_t tx_overflow;  /* tx_burst calls that found the peer FIFO full (gnio retried; none dropped) */
 };
 
 /* Errors: INVALID_VALUE, NOT_FOUND (no open sw wire of that name). */

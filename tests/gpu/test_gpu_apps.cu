@@ -75,7 +75,7 @@ int main(void)
 
 	/* A new kernel on the same queues: protocol classes add up. */
 	const uint64_t nmix = 9 * 100;
-	run_app(&rig, r, classify, 1, &a, st, GNIO_GEN_MIX, 128, 2000, nmix);
+	run_app(&rig, r, classify, 1, &a, st, GNIO_GEN_MIX, 256, 2000, nmix);
 	uint64_t sum = 0;
 	for (int p = 0; p < GNIO_PROTO_COUNT; p++) {
 		sum += st->proto[p];

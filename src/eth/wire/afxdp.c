@@ -5,6 +5,7 @@
  *
  * Options: mode=native|skb (default: native, falling back to skb),
  *          copy=1 | zc=1     (default: let the kernel pick, zero-copy first),
+ *          umem=internal     (never use the registered pool as the UMEM),
  *          force=1           (remove a foreign XDP program found on IFACE),
  *          frames=N          (internal UMEM chunks per socket, default 4096).
  *
@@ -82,6 +83,12 @@ struct xq {
 	uint32_t tx_inflight; /* in TX ring or completion ring */
 	uint32_t tx_done;     /* completions reaped by tx_burst, not yet reported */
 	int has_rx, has_tx;
+	/* internal UMEM with a CPU-visible pool: rx_burst_zc copies each frame
+	 * into a free pool slot; released slots come back through this FIFO */
+	uint8_t *pool;
+	uint32_t pool_slot;
+	uint64_t *slots;
+	uint32_t slots_mask, slots_head, slots_tail;
 };
 
 struct afxdp_wire {
@@ -91,6 +98,7 @@ struct afxdp_wire {
 	int force_mode;    /* 0 auto, XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE */
 	int force_copy;    /* 0 auto, 1 copy, 2 zero-copy */
 	uint32_t frames;
+	int umem_internal; /* umem=internal: never use the pool as UMEM */
 	uint32_t attach_flags;
 	int prog_fd, map_fd, lock_fd;
 	uint32_t prog_id;
@@ -398,6 +406,14 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 		w->force_copy = 1;
 	if (gnio_wire_opt(opts, "zc", val, sizeof(val)) && atoi(val))
 		w->force_copy = 2;
+	if (gnio_wire_opt(opts, "umem", val, sizeof(val))) {
+		if (!strcmp(val, "internal"))
+			w->umem_internal = 1;
+		else if (strcmp(val, "pool")) {
+			free(w);
+			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: umem=%s (pool|internal)", val);
+		}
+	}
 	if (gnio_wire_opt(opts, "frames", val, sizeof(val))) {
 		w->frames = (uint32_t)strtoul(val, NULL, 0);
 		if (w->frames < 64 || w->frames > (1u << 20) || (w->frames & (w->frames - 1))) {
@@ -506,6 +522,7 @@ static void xq_free(struct xq *q)
 	if (q->area_owned && q->area)
 		munmap(q->area, q->area_size);
 	free(q->tx_free);
+	free(q->slots);
 	free(q);
 }
 
@@ -554,14 +571,14 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 	q->w = w;
 	q->qid = qid;
 	q->fd = -1;
-	if (is_rx && pool_fits(cfg) && w->force_copy != 1) {
-		/* UMEM = the pool: its last quarter (up to 2048 chunks) serves TX */
+	if (is_rx && pool_fits(cfg) && !w->umem_internal) {
+		/* UMEM = the pool: its last eighth (up to 512 chunks) serves TX */
 		q->zc_pool = 1;
 		q->area = cfg->pool_cpu;
 		q->chunk = cfg->slot_size;
 		nchunks = cfg->num_slots;
 		q->area_size = (uint64_t)nchunks * q->chunk;
-		ntx = nchunks / 4 < 2048 ? nchunks / 4 : 2048;
+		ntx = nchunks / 8 < 512 ? nchunks / 8 : 512;
 	} else {
 		q->chunk = INT_CHUNK;
 		nchunks = w->frames * 2;
@@ -719,6 +736,23 @@ static gnio_error_t afxdp_rxq_open(void *wire, const struct gnio_wire_queue_cfg 
 		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afxdp: cannot insert socket into XSKMAP: %s",
 				 strerror(-ret));
 	}
+	if (!q->zc_pool && cfg->pool_cpu && cfg->num_slots && cfg->slot_size) {
+		uint32_t sz = 1;
+
+		while (sz < cfg->num_slots)
+			sz <<= 1;
+		free(q->slots);
+		q->slots = malloc(sizeof(uint64_t) * sz);
+		if (!q->slots)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+		for (uint32_t i = 0; i < cfg->num_slots; i++)
+			q->slots[i] = (uint64_t)i * cfg->slot_size;
+		q->slots_mask = sz - 1;
+		q->slots_head = 0;
+		q->slots_tail = cfg->num_slots;
+		q->pool = cfg->pool_cpu;
+		q->pool_slot = cfg->slot_size;
+	}
 	q->has_rx = 1;
 	q->refs++;
 	set_mode(w, q);
@@ -786,8 +820,39 @@ static unsigned afxdp_rx_burst_zc(void *qv, struct gnio_wire_frame *f, unsigned 
 	uint32_t idx;
 	unsigned got;
 
-	if (!q->zc_pool) /* internal UMEM: offsets would not name pool bytes */
-		return 0;
+	if (!q->zc_pool) {
+		/* internal UMEM: copy into free pool slots, one per frame */
+		uint32_t idx_fq, avail = q->slots_tail - q->slots_head;
+
+		if (!q->pool)
+			return 0;
+		if (n > avail)
+			n = avail;
+		got = n ? xsk_ring_cons__peek(&q->rx, n, &idx) : 0;
+		if (!got) {
+			fill_kick(q);
+			return 0;
+		}
+		while (xsk_ring_prod__reserve(&q->fq, got, &idx_fq) != got)
+			;
+		for (unsigned i = 0; i < got; i++) {
+			const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);
+			uint64_t a = xsk_umem__extract_addr(d->addr) + xsk_umem__extract_offset(d->addr);
+			uint64_t off = q->slots[q->slots_head++ & q->slots_mask];
+
+			f[i].data = q->pool + off;
+			f[i].buf_off = off;
+			f[i].len = d->len;
+			f[i].cap = q->pool_slot;
+			f[i].ts_ns = 0;
+			if (d->len <= q->pool_slot)
+				memcpy(q->pool + off, q->area + a, d->len);
+			*xsk_ring_prod__fill_addr(&q->fq, idx_fq + i) = a - a % q->chunk;
+		}
+		xsk_ring_cons__release(&q->rx, got);
+		xsk_ring_prod__submit(&q->fq, got);
+		return got;
+	}
 	got = xsk_ring_cons__peek(&q->rx, n, &idx);
 	if (!got) {
 		fill_kick(q);
@@ -812,6 +877,11 @@ static void afxdp_rx_release_zc(void *qv, const uint64_t *off, unsigned n)
 	struct xq *q = qv;
 	uint32_t idx;
 
+	if (!q->zc_pool) {
+		for (unsigned i = 0; i < n; i++)
+			q->slots[q->slots_tail++ & q->slots_mask] = off[i];
+		return;
+	}
 	while (xsk_ring_prod__reserve(&q->fq, n, &idx) != n)
 		;
 	for (unsigned i = 0; i < n; i++)

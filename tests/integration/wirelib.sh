@@ -1,0 +1,206 @@
+# tests/integration/wirelib.sh - shared helpers for the wire integration tests
+# (sourced; not a test itself). Each test builds its own pair of network
+# namespaces joined by a veth pair, named after its PID, and removes them on
+# exit. Exit codes: 0 pass, 1 fail, 77 skip (with the reason printed).
+
+set -u
+GNIO=${GNIO:-}
+PY=/usr/bin/python3
+FAILS=0
+TMPD=$(mktemp -d /tmp/gnio-integ.XXXXXX)
+NSA=gniA$$ NSB=gniB$$ VA=gva$$ VB=gvb$$
+BGPIDS=""
+
+skip() { echo "SKIP: $*"; exit 77; }
+die() { echo "FAIL: $*"; exit 1; }
+ok() { echo "ok   - $*"; }
+bad() { echo "FAIL - $*"; FAILS=$((FAILS + 1)); }
+
+cleanup() {
+	for p in $BGPIDS; do kill -9 "$p" 2>/dev/null; done
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	rm -rf "$TMPD"
+}
+
+need_env() {
+	[ -n "$GNIO" ] && [ -x "$GNIO" ] || skip "GNIO is not set to the gnio binary"
+	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, veth, raw sockets)"
+	command -v ip >/dev/null || skip "iproute2 'ip' not installed"
+	ip netns add "$NSA" 2>/dev/null || skip "cannot create network namespaces here"
+	ip netns add "$NSB" || skip "cannot create network namespaces here"
+	trap cleanup EXIT
+	ip link add "$VA" type veth peer name "$VB" 2>/dev/null || skip "cannot create veth pairs here"
+	ip link set "$VA" netns "$NSA" && ip link set "$VB" netns "$NSB" || die "moving veth into namespaces"
+	# no IPv6 autoconf chatter: counts must be exact
+	for n in "$NSA:$VA" "$NSB:$VB"; do
+		ip netns exec "${n%%:*}" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
+		ip netns exec "${n%%:*}" sysctl -qw "net.ipv6.conf.${n##*:}.disable_ipv6=1" 2>/dev/null
+		ip -n "${n%%:*}" link set "${n##*:}" up || die "link up"
+	done
+}
+
+# json FILE EXPR: evaluate a Python expression over the last JSON line (as j)
+json() {
+	$PY - "$1" "$2" <<'PYEOF'
+import json, sys
+lines = [l for l in open(sys.argv[1]) if l.strip().startswith('{')]
+if not lines:
+    print('NOJSON'); sys.exit(0)
+j = json.loads(lines[-1])
+print(eval(sys.argv[2]))
+PYEOF
+}
+
+# sink_start NS TAG ARGS...: start gnio sink in the background, wait until ready
+sink_start() {
+	local ns=$1 tag=$2
+	shift 2
+	ip netns exec "$ns" "$GNIO" sink --json "$@" >"$TMPD/$tag.json" 2>"$TMPD/$tag.err" &
+	SINKPID=$!
+	BGPIDS="$BGPIDS $SINKPID"
+	for _ in $(seq 100); do
+		grep -q "ready" "$TMPD/$tag.err" 2>/dev/null && return 0
+		kill -0 $SINKPID 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$TMPD/$tag.err"
+	return 1
+}
+
+sink_wait() { wait "$SINKPID"; }
+
+# expect NAME ACTUAL WANTED
+expect() {
+	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; fi
+}
+
+# frames of a pcap as hex, one per line, without timestamps
+pcap_hex() {
+	$PY - "$1" <<'PYEOF'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+magic = struct.unpack('<I', d[:4])[0]
+e = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
+off = 24
+while off + 16 <= len(d):
+    _, _, incl, _ = struct.unpack(e + 'IIII', d[off:off + 16])
+    print(d[off + 16:off + 16 + incl].hex())
+    off += 16 + incl
+PYEOF
+}
+
+# The common suite for a netdev wire (afxdp or afpacket). gnio sinks on
+# side A, gnio gen sends from side B, unless said otherwise.
+wire_suite() {
+	local W=$1 out
+
+	# 1. one frame
+	sink_start "$NSA" one --wire "$W:$VA" --count 1 --duration 5 --verify || die "sink did not start"
+	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1 >/dev/null || bad "gen one frame"
+	sink_wait
+	expect "$W one frame: received" "$(json $TMPD/one.json "j['rx_packets']")" 1
+	expect "$W one frame: verified" "$(json $TMPD/one.json "j['verify']['ok']")" 1
+
+	# 2. 1000 frames, every one verified in order
+	sink_start "$NSA" k --wire "$W:$VA" --count 1000 --duration 10 --verify --proto mix --size 128 || die "sink"
+	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1000 --proto mix --size 128 >/dev/null || bad "gen 1000"
+	sink_wait
+	expect "$W 1000 frames: received" "$(json $TMPD/k.json "j['rx_packets']")" 1000
+	expect "$W 1000 frames: verified in order" \
+		"$(json $TMPD/k.json "(j['verify']['ok'], j['verify']['out_of_order'], j['verify']['gaps'])")" "(1000, 0, 0)"
+	expect "$W 1000 frames: per-protocol sum" "$(json $TMPD/k.json "sum(j['proto'].values())")" 1000
+
+	# 3. 100000 frames at full speed: every frame delivered or counted
+	sink_start "$NSA" big --wire "$W:$VA" --count 100000 --duration 30 --idle 2 || die "sink"
+	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 100000 --json >"$TMPD/big_gen.json" || bad "gen 100000"
+	sink_wait
+	expect "$W 100000 frames: sent" "$(json $TMPD/big_gen.json "j['sent']")" 100000
+	expect "$W 100000 frames: delivered + dropped" "$(json $TMPD/big.json "j['rx_packets'] + j['dropped_total']")" 100000
+	echo "     (delivered $(json $TMPD/big.json "j['rx_packets']"), dropped $(json $TMPD/big.json "j['dropped']"))"
+
+	# 4. too big: frames longer than the receive slot are counted, not delivered
+	sink_start "$NSA" tb --wire "$W:$VA" --count 30 --max-frame 512 --duration 10 || die "sink"
+	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 20 --size 1000 >/dev/null
+	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 10 --size 512 >/dev/null
+	sink_wait
+	expect "$W too_big counted" "$(json $TMPD/tb.json "(j['rx_packets'], j['dropped']['too_big'])")" "(10, 20)"
+
+	# 5. TX: one frame sent by gnio seen at the peer byte for byte
+	ip netns exec "$NSA" tcpdump -i "$VA" -w "$TMPD/tx.pcap" -c 1 -U --immediate-mode 2>/dev/null &
+	local TD=$!
+	BGPIDS="$BGPIDS $TD"
+	sleep 1
+	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1 --proto http --size 300 >/dev/null || bad "gen tx"
+	"$GNIO" gen --wire "pcap:,out=$TMPD/ref.pcap" --count 1 --proto http --size 300 >/dev/null
+	for _ in $(seq 50); do kill -0 $TD 2>/dev/null || break; sleep 0.1; done
+	kill $TD 2>/dev/null
+	wait $TD 2>/dev/null
+	if [ -s "$TMPD/tx.pcap" ] && [ "$(pcap_hex $TMPD/tx.pcap)" = "$(pcap_hex $TMPD/ref.pcap)" ] &&
+		[ -n "$(pcap_hex $TMPD/ref.pcap)" ]; then
+		ok "$W TX frame identical at the peer (tcpdump)"
+	else
+		bad "$W TX frame differs at the peer"
+		pcap_hex "$TMPD/tx.pcap" | head -2; pcap_hex "$TMPD/ref.pcap"
+	fi
+
+	# 6. tcpreplay of a capture: gnio counts exactly its frames
+	"$GNIO" gen --wire "pcap:,out=$TMPD/replay.pcap" --count 500 --proto mix --size 200 >/dev/null
+	local nrep
+	nrep=$(tcpdump -r "$TMPD/replay.pcap" 2>/dev/null | wc -l)
+	if command -v tcpreplay >/dev/null; then
+		sink_start "$NSA" rep --wire "$W:$VA" --count "$nrep" --duration 15 --verify --proto mix --size 200 || die "sink"
+		ip netns exec "$NSB" tcpreplay -q -i "$VB" --topspeed "$TMPD/replay.pcap" >/dev/null 2>&1 || bad "tcpreplay"
+		sink_wait
+		expect "$W tcpreplay: gnio count = capture frames" "$(json $TMPD/rep.json "j['rx_packets']")" "$nrep"
+		expect "$W tcpreplay: verified" "$(json $TMPD/rep.json "j['verify']['ok']")" "$nrep"
+	else
+		echo "skip - tcpreplay not installed"
+	fi
+
+	# 7. frames crafted with scapy, classified per protocol
+	if $PY -c 'import scapy' 2>/dev/null; then
+		sink_start "$NSA" sc --wire "$W:$VA" --count 40 --duration 15 || die "sink"
+		ip netns exec "$NSB" $PY - "$VB" 2>/dev/null <<'PYEOF' || bad "scapy send"
+import sys
+from scapy.all import Ether, IP, UDP, TCP, ICMP, ARP, DNS, DNSQR, Raw, sendp
+e = Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02')
+pk = [e / ARP(pdst='10.0.0.2')] * 5
+pk += [e / IP(dst='10.0.0.2') / ICMP()] * 5
+pk += [e / IP(dst='10.0.0.2') / UDP(sport=1234, dport=53) / DNS(qd=DNSQR(qname='gnio.test'))] * 10
+pk += [e / IP(dst='10.0.0.2') / UDP(sport=1, dport=7) / Raw(b'x' * 100)] * 10
+pk += [e / IP(dst='10.0.0.2') / TCP(dport=80, flags='PA') / Raw(b'GET / HTTP/1.1\r\n\r\n')] * 10
+sendp(pk, iface=sys.argv[1], verbose=False)
+PYEOF
+		sink_wait
+		expect "$W scapy frames per protocol" \
+			"$(json $TMPD/sc.json "[j['proto'][k] for k in ('arp','icmp','dns','udp','http')]")" "[5, 5, 10, 10, 10]"
+	else
+		echo "skip - scapy not available to $PY"
+	fi
+
+	# 8. gnio TX into the gnio RX on the other side, run by the main job if built
+	if "$GNIO" run --help >/dev/null 2>&1; then
+		ip netns exec "$NSA" "$GNIO" run --wire "$W:$VA" --gpu cpu --app count --json --duration 4 \
+			>"$TMPD/run.json" 2>"$TMPD/run.err" &
+		local RP=$!
+		BGPIDS="$BGPIDS $RP"
+		sleep 1.5
+		ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1000 --rate 100000 >/dev/null
+		wait $RP
+		expect "$W gnio run: offered == rx_packets + dropped_total" \
+			"$(json $TMPD/run.json "j['offered'] == j['rx_packets'] + j['dropped_total']")" True
+		expect "$W gnio run: rx_packets" "$(json $TMPD/run.json "j['rx_packets']")" 1000
+	else
+		echo "skip - gnio run is not built yet"
+	fi
+}
+
+finish() {
+	if [ "$FAILS" -ne 0 ]; then
+		echo "$FAILS check(s) failed"
+		exit 1
+	fi
+	echo "all checks passed"
+	exit 0
+}

@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/unit/test_ring.c - the GPU-visible RX and TX ring protocol
+ * (include/gnio/impl/ring.h), driven directly: the test plays both the proxy
+ * and the consumer over hand-built handles in malloc'd memory, the same
+ * CPU-side compile of the header the CPU device runs. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+
+/* ------------------------------------------------------------ helpers -- */
+
+static void *zalloc_aligned(size_t size)
+{
+	size_t sz = (size + GNIO_LINE - 1) / GNIO_LINE * GNIO_LINE;
+	void *p = aligned_alloc(GNIO_LINE, sz);
+	assert_non_null(p);
+	memset(p, 0, sz);
+	return p;
+}
+
+struct rx_fix {
+	struct gnio_gpu_eth_rxq q;
+	uint64_t prod;        /* proxy-private */
+	uint64_t cached_cons; /* proxy-private */
+	uint8_t *pool;
+};
+
+static void rx_fix_init(struct rx_fix *f, uint32_t size, int with_pool)
+{
+	memset(f, 0, sizeof(*f));
+	f->q.sh = zalloc_aligned(sizeof(*f->q.sh));
+	f->q.lc = zalloc_aligned(sizeof(*f->q.lc));
+	f->q.cqe = zalloc_aligned((size_t)size * sizeof(*f->q.cqe));
+	f->q.size = size;
+	f->q.mask = size - 1;
+	f->q.slot_size = 64;
+	if (with_pool) {
+		f->pool = zalloc_aligned((size_t)size * 64);
+		f->q.pool = f->pool;
+		f->q.pool_size = (uint64_t)size * 64;
+	}
+}
+
+static void rx_fix_fini(struct rx_fix *f)
+{
+	free(f->q.sh);
+	free(f->q.lc);
+	free(f->q.cqe);
+	free(f->pool);
+}
+
+/* Proxy side: publish up to n entries whose content derives from their index.
+ * Returns how many fitted. */
+static uint32_t rx_produce(struct rx_fix *f, uint32_t n)
+{
+	uint32_t free_n = gnio_rx_ring_free_slots(f->q.sh, f->prod, &f->cached_cons, f->q.size);
+	if (n > free_n)
+		n = free_n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t idx = f->prod + i;
+		struct gnio_rx_cqe *c = &f->q.cqe[idx & f->q.mask];
+		c->buf_off = idx * 3 + 1;
+		c->len = (uint32_t)(idx % 1500) + 14;
+		c->flags = (uint32_t)(idx & 1);
+		c->ts_ns = idx ^ 0x5a5a5a5aull;
+	}
+	if (n) {
+		f->prod += n;
+		gnio_rx_ring_publish(f->q.sh, f->prod);
+	}
+	return n;
+}
+
+static void rx_check_entry(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
+{
+	const struct gnio_rx_cqe *c = gnio_rx_ring_cqe(q, idx);
+	if (c->buf_off != idx * 3 + 1 || c->len != (uint32_t)(idx % 1500) + 14 || c->flags != (uint32_t)(idx & 1) ||
+	    c->ts_ns != (idx ^ 0x5a5a5a5aull))
+		fail_msg("RX entry %llu has wrong content (buf_off %llu len %u)", (unsigned long long)idx,
+			 (unsigned long long)c->buf_off, c->len);
+}
+
+struct tx_fix {
+	struct gnio_gpu_eth_txq q;
+	uint8_t *pool;
+	uint64_t next; /* proxy-private: next descriptor to consume */
+};
+
+static void tx_fix_init(struct tx_fix *f, uint32_t size, int with_pool)
+{
+	memset(f, 0, sizeof(*f));
+	f->q.sh = zalloc_aligned(sizeof(*f->q.sh));
+	f->q.lc = zalloc_aligned(sizeof(*f->q.lc));
+	f->q.desc = zalloc_aligned((size_t)size * sizeof(*f->q.desc));
+	f->q.size = size;
+	f->q.mask = size - 1;
+	f->q.slot_size = 64;
+	if (with_pool) {
+		f->pool = zalloc_aligned((size_t)size * 64);
+		f->q.pool = f->pool;
+		f->q.pool_size = (uint64_t)size * 64;
+	}
+}
+
+static void tx_fix_fini(struct tx_fix *f)
+{
+	free(f->q.sh);
+	free(f->q.lc);
+	free(f->q.desc);
+	free(f->pool);
+}
+
+/* Proxy side: consume ready descriptors in order; returns how many. */
+static uint32_t tx_consume(struct tx_fix *f, uint64_t *seen, uint32_t max)
+{
+	uint32_t n = 0;
+	while (n < max) {
+		const struct gnio_tx_desc *d = gnio_tx_ring_ready(f->q.desc, f->q.mask, f->next);
+		if (!d)
+			break;
+		if (seen)
+			seen[n] = d->buf_off;
+		f->next++;
+		n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------- RX ------ */
+
+static void test_rx_empty(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 16, 1);
+	uint64_t first = 99;
+	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 0);
+	assert_int_equal(first, 0);
+	/* Device API on an empty ring: no wait, count 0, SUCCESS. */
+	uint32_t n = 99;
+	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 0, &first, &n));
+	assert_int_equal(n, 0);
+	/* With a timeout it waits and still returns 0. */
+	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 1000000, &first, &n));
+	assert_int_equal(n, 0);
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 0);
+	/* max == 0 is invalid. */
+	assert_gnio(gnio_dev_eth_rxq_recv_thread(&f.q, 0, 0, &first, &n), GNIO_ERROR_INVALID_VALUE);
+	rx_fix_fini(&f);
+}
+
+static void test_rx_publish_take(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 16, 1);
+	assert_int_equal(rx_produce(&f, 5), 5);
+	uint64_t first = 99;
+	assert_int_equal(gnio_rx_ring_take(&f.q, 64, &first), 5);
+	assert_int_equal(first, 0);
+	for (uint64_t i = 0; i < 5; i++)
+		rx_check_entry(&f.q, i);
+	assert_int_equal(gnio_rx_ring_take(&f.q, 64, &first), 0);
+	assert_int_equal(first, 5);
+	/* max limits the batch; first advances batch by batch. */
+	assert_int_equal(rx_produce(&f, 10), 10);
+	assert_int_equal(gnio_rx_ring_take(&f.q, 4, &first), 4);
+	assert_int_equal(first, 5);
+	assert_int_equal(gnio_rx_ring_take(&f.q, 4, &first), 4);
+	assert_int_equal(first, 9);
+	assert_int_equal(gnio_rx_ring_take(&f.q, 4, &first), 2);
+	assert_int_equal(first, 13);
+	assert_int_equal(gnio_rx_ring_take(&f.q, 4, &first), 0);
+	/* Accessors read the completion entry. */
+	assert_int_equal(gnio_dev_eth_rxq_get_pkt_len(&f.q, 7), 7 + 14);
+	assert_ptr_equal(gnio_dev_eth_rxq_get_pkt_addr(&f.q, 7), f.pool + 7 * 3 + 1);
+	assert_int_equal(gnio_dev_eth_rxq_get_pkt_ts(&f.q, 7), 7 ^ 0x5a5a5a5aull);
+	rx_fix_fini(&f);
+}
+
+static void test_rx_wraparound(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 8, 1);
+	uint64_t expect = 0;
+	unsigned rnd = 12345;
+	/* Many laps with uneven batch sizes on both sides. */
+	while (expect < 8 * 5000) {
+		rnd = rnd * 1103515245u + 12345u;
+		rx_produce(&f, 1 + (rnd >> 16) % 8);
+		uint64_t first;
+		uint32_t n;
+		rnd = rnd * 1103515245u + 12345u;
+		assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 1 + (rnd >> 16) % 8, 0, &first, &n));
+		assert_int_equal(first, expect);
+		for (uint32_t i = 0; i < n; i++)
+			rx_check_entry(&f.q, first + i);
+		expect += n;
+		/* Never more in flight than the ring holds. */
+		assert_true(f.prod - gnio_load_acquire_u64(&f.q.sh->cons) <= 8);
+	}
+	assert_true(f.prod >= expect);
+	rx_fix_fini(&f);
+}
+
+static void test_rx_full_until_released(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 8, 1);
+	assert_int_equal(gnio_rx_ring_free_slots(f.q.sh, f.prod, &f.cached_cons, 8), 8);
+	assert_int_equal(rx_produce(&f, 100), 8); /* only 8 fit */
+	assert_int_equal(gnio_rx_ring_free_slots(f.q.sh, f.prod, &f.cached_cons, 8), 0);
+	assert_int_equal(rx_produce(&f, 1), 0);
+
+	/* Taking does not free anything: entries stay owned until released. */
+	uint64_t first;
+	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 8);
+	assert_int_equal(gnio_rx_ring_free_slots(f.q.sh, f.prod, &f.cached_cons, 8), 0);
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 0);
+
+	gnio_rx_ring_release(&f.q);
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 8);
+	assert_int_equal(gnio_rx_ring_free_slots(f.q.sh, f.prod, &f.cached_cons, 8), 8);
+	assert_int_equal(rx_produce(&f, 3), 3);
+	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 3);
+	assert_int_equal(first, 8);
+	for (uint64_t i = 8; i < 11; i++)
+		rx_check_entry(&f.q, i);
+	rx_fix_fini(&f);
+}
+
+/* recv releases the previous batch only on the next recv. */
+static void test_rx_release_on_next_recv(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 8, 1);
+	uint64_t first;
+	uint32_t n;
+	assert_int_equal(rx_produce(&f, 8), 8);
+	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 3, 0, &first, &n));
+	assert_int_equal(n, 3);
+	assert_int_equal(first, 0);
+	/* The batch is in use: the producer still sees a full ring. */
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 0);
+	assert_int_equal(gnio_rx_ring_free_slots(f.q.sh, f.prod, &f.cached_cons, 8), 0);
+
+	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 3, 0, &first, &n));
+	assert_int_equal(n, 3);
+	assert_int_equal(first, 3);
+	/* The first batch is now released, not the second. */
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 3);
+	assert_int_equal(gnio_rx_ring_free_slots(f.q.sh, f.prod, &f.cached_cons, 8), 3);
+
+	/* An empty recv still releases what was handed out before. */
+	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 0, &first, &n));
+	assert_int_equal(n, 2);
+	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 0, &first, &n));
+	assert_int_equal(n, 0);
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 8);
+	rx_fix_fini(&f);
+}
+
+static void test_rx_no_pool_bad_state(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 8, 0);
+	rx_produce(&f, 2);
+	uint64_t first = 7;
+	uint32_t n = 7;
+	assert_gnio(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 0, &first, &n), GNIO_ERROR_BAD_STATE);
+	assert_int_equal(n, 0);
+	/* Nothing was taken or released. */
+	assert_int_equal(f.q.lc->head, 0);
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 0);
+	rx_fix_fini(&f);
+}
+
+/* ------------------------------------------------------------- TX ------ */
+
+static void test_tx_reserve_until_full(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, 8, 1);
+	uint64_t t = 0;
+	for (uint64_t i = 0; i < 8; i++) {
+		assert_ok(gnio_tx_ring_reserve(&f.q, 1, &t));
+		assert_int_equal(t, i);
+	}
+	assert_gnio(gnio_tx_ring_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+	assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+	uint64_t ticket;
+	assert_gnio(gnio_dev_eth_txq_send(&f.q, f.pool, 60), GNIO_ERROR_AGAIN);
+	assert_gnio(gnio_dev_eth_txq_send_at(&f.q, f.pool, 60, 0, &ticket), GNIO_ERROR_AGAIN);
+
+	/* Complete 3: exactly 3 more fit, and a batch of 4 does not. */
+	gnio_tx_ring_complete(f.q.sh, 3);
+	assert_int_equal(gnio_dev_eth_txq_completed(&f.q), 3);
+	assert_gnio(gnio_tx_ring_reserve(&f.q, 4, &t), GNIO_ERROR_AGAIN);
+	assert_ok(gnio_tx_ring_reserve(&f.q, 3, &t));
+	assert_int_equal(t, 8);
+	assert_gnio(gnio_tx_ring_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+	tx_fix_fini(&f);
+}
+
+static void test_tx_invalid(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, 8, 1);
+	uint64_t t = 77;
+	assert_gnio(gnio_tx_ring_reserve(&f.q, 9, &t), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_tx_ring_reserve(&f.q, 0, &t), GNIO_ERROR_INVALID_VALUE);
+	assert_int_equal(t, 77);
+	assert_int_equal(f.q.lc->tail, 0);
+	/* Exactly the ring size is fine on an empty ring. */
+	assert_ok(gnio_tx_ring_reserve(&f.q, 8, &t));
+	assert_int_equal(t, 0);
+	gnio_tx_ring_complete(f.q.sh, 8);
+	/* Buffer-style send outside the pool or of zero length. */
+	assert_gnio(gnio_dev_eth_txq_send(&f.q, f.pool, 0), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_dev_eth_txq_send(&f.q, f.pool + f.q.pool_size - 10, 11), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_dev_eth_txq_send(&f.q, f.pool - 1, 10), GNIO_ERROR_INVALID_VALUE);
+	assert_int_equal(f.q.lc->tail, 8); /* nothing reserved by the failures */
+	assert_ok(gnio_dev_eth_txq_send(&f.q, f.pool + f.q.pool_size - 10, 10));
+	assert_int_equal(f.q.lc->tail, 9);
+	tx_fix_fini(&f);
+}
+
+static void test_tx_no_pool_bad_state(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, 8, 0);
+	uint64_t t = 0;
+	uint8_t buf[64];
+	assert_gnio(gnio_tx_ring_reserve(&f.q, 1, &t), GNIO_ERROR_BAD_STATE);
+	assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_BAD_STATE);
+	assert_gnio(gnio_dev_eth_txq_send(&f.q, buf, 60), GNIO_ERROR_BAD_STATE);
+	assert_int_equal(f.q.lc->tail, 0);
+	tx_fix_fini(&f);
+}
+
+static void test_tx_commit_out_of_order(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, 8, 1);
+	uint64_t t0 = 0, t1 = 0, t2 = 0, seen[8];
+	assert_ok(gnio_tx_ring_reserve(&f.q, 1, &t0));
+	assert_ok(gnio_tx_ring_reserve(&f.q, 1, &t1));
+	assert_ok(gnio_tx_ring_reserve(&f.q, 1, &t2));
+	/* Nothing committed: nothing ready. */
+	assert_int_equal(tx_consume(&f, seen, 8), 0);
+	gnio_tx_ring_commit(&f.q, t2, 200, 60, 0, 0);
+	gnio_tx_ring_commit(&f.q, t0, 0, 60, 0, 0);
+	/* 0 is ready, 1 is the gap, 2 waits behind it. */
+	assert_int_equal(tx_consume(&f, seen, 8), 1);
+	assert_int_equal(seen[0], 0);
+	assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, 1));
+	assert_int_equal(tx_consume(&f, seen, 8), 0);
+	gnio_tx_ring_commit(&f.q, t1, 100, 61, GNIO_TX_F_TIMED, 12345);
+	assert_int_equal(tx_consume(&f, seen, 8), 2);
+	assert_int_equal(seen[0], 100);
+	assert_int_equal(seen[1], 200);
+	const struct gnio_tx_desc *d = &f.q.desc[1];
+	assert_int_equal(d->len, 61);
+	assert_int_equal(d->flags, GNIO_TX_F_TIMED);
+	assert_int_equal(d->send_at_ns, 12345);
+	tx_fix_fini(&f);
+}
+
+static void test_tx_stale_tag_and_recover(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, 8, 1);
+	uint64_t t = 0;
+	/* Lap 0: fill, commit, consume, complete. */
+	for (int i = 0; i < 8; i++) {
+		assert_ok(gnio_dev_eth_txq_reserve(&f.q, 1, &t));
+		uint8_t *slot = gnio_dev_eth_txq_slot_addr(&f.q, t);
+		assert_ptr_equal(slot, f.pool + (t & 7) * 64);
+		memset(slot, (int)t, 60);
+		gnio_dev_eth_txq_commit(&f.q, t, 60, 0);
+	}
+	assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+	assert_int_equal(tx_consume(&f, NULL, 64), 8);
+	/* Not completed yet: still full. */
+	assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+	gnio_tx_ring_complete(f.q.sh, f.next);
+	/* Lap 1: every slot carries a tag from lap 0 that must not match. */
+	for (uint64_t i = 8; i < 16; i++) {
+		assert_ok(gnio_dev_eth_txq_reserve(&f.q, 1, &t));
+		assert_int_equal(t, i);
+		assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, i));
+	}
+	assert_int_equal(tx_consume(&f, NULL, 64), 0);
+	/* Many laps later a tag from 3 laps ago does not match either. */
+	for (uint64_t i = 8; i < 16; i++)
+		gnio_dev_eth_txq_commit(&f.q, i, 60, 0);
+	assert_int_equal(tx_consume(&f, NULL, 64), 8);
+	gnio_tx_ring_complete(f.q.sh, f.next);
+	for (int lap = 2; lap < 50; lap++) {
+		for (int i = 0; i < 8; i++) {
+			assert_ok(gnio_dev_eth_txq_reserve(&f.q, 1, &t));
+			assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, t));
+			gnio_dev_eth_txq_commit(&f.q, t, 60, 0);
+			const struct gnio_tx_desc *d = gnio_tx_ring_ready(f.q.desc, f.q.mask, t);
+			assert_non_null(d);
+			assert_int_equal(d->buf_off, (t & 7) * 64);
+		}
+		assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+		assert_int_equal(tx_consume(&f, NULL, 64), 8);
+		gnio_tx_ring_complete(f.q.sh, f.next);
+	}
+	assert_int_equal(gnio_dev_eth_txq_completed(&f.q), 50 * 8);
+	tx_fix_fini(&f);
+}
+
+/* ------------------------------------------------------------ stress --- */
+
+#define STRESS_N 1000000ull
+#define STRESS_RING 64u
+
+static void idle(void) { sched_yield(); }
+
+static void *rx_producer(void *arg)
+{
+	struct rx_fix *f = arg;
+	while (f->prod < STRESS_N) {
+		uint64_t left = STRESS_N - f->prod;
+		if (!rx_produce(f, left < 16 ? (uint32_t)left : 16))
+			idle();
+	}
+	return NULL;
+}
+
+static void test_rx_stress_two_threads(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, STRESS_RING, 1);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, rx_producer, &f), 0);
+	uint64_t expect = 0, deadline = test_now_ns() + 60ull * 1000000000ull;
+	uint64_t bad = 0;
+	while (expect < STRESS_N) {
+		uint64_t first;
+		uint32_t n;
+		gnio_error_t e = gnio_dev_eth_rxq_recv_thread(&f.q, 32, 0, &first, &n);
+		if (e != GNIO_SUCCESS || (n && first != expect)) {
+			bad++;
+			break;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			const struct gnio_rx_cqe *c = gnio_rx_ring_cqe(&f.q, first + i);
+			uint64_t idx = first + i;
+			if (c->buf_off != idx * 3 + 1 || c->len != (uint32_t)(idx % 1500) + 14 ||
+			    c->ts_ns != (idx ^ 0x5a5a5a5aull))
+				bad++;
+		}
+		expect += n;
+		if (!n) {
+			if (test_now_ns() > deadline)
+				break;
+			idle();
+		}
+	}
+	gnio_rx_ring_release(&f.q);
+	if (expect < STRESS_N) {
+		/* Let the producer finish so the join cannot hang. */
+		__atomic_store_n(&f.q.sh->cons, STRESS_N, __ATOMIC_RELEASE);
+	}
+	pthread_join(th, NULL);
+	assert_int_equal(bad, 0);
+	assert_int_equal(expect, STRESS_N);
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), STRESS_N);
+	rx_fix_fini(&f);
+}
+
+struct tx_sender {
+	struct tx_fix *f;
+	uint32_t id;
+	uint64_t count;
+	uint64_t again;
+};
+
+static void *tx_sender_main(void *arg)
+{
+	struct tx_sender *s = arg;
+	uint64_t seq = 0;
+	unsigned rnd = s->id * 7919u + 1;
+	while (seq < s->count) {
+		rnd = rnd * 1103515245u + 12345u;
+		uint32_t n = 1 + (rnd >> 16) % 4;
+		if (n > s->count - seq)
+			n = (uint32_t)(s->count - seq);
+		uint64_t t = 0;
+		gnio_error_t e = gnio_tx_ring_reserve(&s->f->q, n, &t);
+		if (e == GNIO_ERROR_AGAIN) {
+			s->again++;
+			idle();
+			continue;
+		}
+		if (e != GNIO_SUCCESS)
+			return (void *)1;
+		/* Commit in reverse inside the batch: the proxy must still go in
+		 * ticket order. buf_off carries (sender, seq). */
+		for (uint32_t i = n; i-- > 0;)
+			gnio_tx_ring_commit(&s->f->q, t + i, ((uint64_t)s->id << 40) | (seq + i), 60, 0, 0);
+		seq += n;
+	}
+	return NULL;
+}
+
+static void test_tx_stress_two_senders(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, STRESS_RING, 1);
+	struct tx_sender s[2] = {{&f, 1, STRESS_N / 2, 0}, {&f, 2, STRESS_N / 2, 0}};
+	pthread_t th[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, tx_sender_main, &s[i]), 0);
+	uint64_t next_seq[3] = {0, 0, 0}, bad = 0, total = 0;
+	uint64_t deadline = test_now_ns() + 60ull * 1000000000ull;
+	uint64_t seen[32];
+	while (total < STRESS_N) {
+		uint32_t n = tx_consume(&f, seen, 32);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t id = (uint32_t)(seen[i] >> 40);
+			uint64_t seq = seen[i] & ((1ull << 40) - 1);
+			if (id < 1 || id > 2 || seq != next_seq[id])
+				bad++;
+			else
+				next_seq[id]++;
+		}
+		total += n;
+		if (n) {
+			gnio_tx_ring_complete(f.q.sh, f.next);
+		} else {
+			if (test_now_ns() > deadline || bad)
+				break;
+			idle();
+		}
+	}
+	if (total < STRESS_N) {
+		/* Unblock the senders so the joins cannot hang. */
+		gnio_tx_ring_complete(f.q.sh, 1ull << 60);
+	}
+	void *rc[2];
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], &rc[i]);
+	assert_null(rc[0]);
+	assert_null(rc[1]);
+	assert_int_equal(bad, 0);
+	assert_int_equal(total, STRESS_N);
+	assert_int_equal(next_seq[1], STRESS_N / 2);
+	assert_int_equal(next_seq[2], STRESS_N / 2);
+	assert_int_equal(f.q.lc->tail, STRESS_N);
+	/* Nothing beyond what was sent became ready. */
+	assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, STRESS_N));
+	tx_fix_fini(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rx_empty),
+		cmocka_unit_test(test_rx_publish_take),
+		cmocka_unit_test(test_rx_wraparound),
+		cmocka_unit_test(test_rx_full_until_released),
+		cmocka_unit_test(test_rx_release_on_next_recv),
+		cmocka_unit_test(test_rx_no_pool_bad_state),
+		cmocka_unit_test(test_tx_reserve_until_full),
+		cmocka_unit_test(test_tx_invalid),
+		cmocka_unit_test(test_tx_no_pool_bad_state),
+		cmocka_unit_test(test_tx_commit_out_of_order),
+		cmocka_unit_test(test_tx_stale_tag_and_recover),
+		cmocka_unit_test(test_rx_stress_two_threads),
+		cmocka_unit_test(test_tx_stress_two_senders),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

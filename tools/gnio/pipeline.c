@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/* tools/gnio/pipeline.c - bring-up and rollback (see pipeline.h). */
+#include "pipeline.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+void pipe_cfg_default(struct pipe_cfg *c, const char *wire, const char *gpu)
+{
+	memset(c, 0, sizeof(*c));
+	c->gpu = gpu;
+	c->wire = wire;
+	c->ring = 2048;
+	c->slot = 2048;
+	c->burst = 64;
+	c->tx_ring = 256;
+	c->with_tx = 1;
+	c->register_rx_pool = 1;
+}
+
+/* Reasons for failures the CLI itself detects (not the library). */
+static char cli_err[256];
+
+static void gnio_set_error_msg_cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void gnio_set_error_msg_cli(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cli_err, sizeof(cli_err), fmt, ap);
+	va_end(ap);
+}
+
+static const char *reason(gnio_error_t err)
+{
+	static char out[256];
+	if (cli_err[0]) {
+		strfmt(out, sizeof(out), "%s", cli_err);
+		cli_err[0] = 0;
+		return out;
+	}
+	return *gnio_last_error_msg() ? gnio_last_error_msg() : gnio_error_get_descr(err);
+}
+
+#define STEP(name, layer, expr)                                                       \
+	do {                                                                          \
+		gnio_error_t e_ = (expr);                                             \
+		if (fn)                                                               \
+			fn(user, name, e_, layer, e_ ? reason(e_) : "");              \
+		if (e_)                                                               \
+			return e_;                                                    \
+	} while (0)
+
+static gnio_error_t alloc(struct pipe *p, const char *what, size_t bytes, enum gnio_gpu_mem_type t, void **gptr,
+			  void **cptr)
+{
+	gnio_error_t err = gnio_gpu_mem_alloc(p->gpu, bytes, 4096, t, gptr, cptr);
+	if (!err && p->nallocs < 3)
+		p->allocs[p->nallocs++] = (struct pipe_alloc){what, *gptr, bytes, t};
+	return err;
+}
+
+static gnio_error_t open_peer(struct pipe *p)
+{
+	const struct gnio_devinfo *info = gnio_dev_as_devinfo(p->dev);
+	if (!strcmp(gnio_devinfo_get_wire(info), "sw")) {
+		char nm[128];
+		const char *name = gnio_devinfo_get_name(info);
+		strfmt(nm, sizeof(nm), "%.*s", (int)strcspn(name, ","), name);
+		return gnio_sw_peer_open(nm, &p->peer);
+	}
+	if (!p->cfg.peer_iface) {
+		gnio_set_error_msg_cli("wire %s needs --peer IFACE (the other end of the link)", p->cfg.wire);
+		return GNIO_ERROR_INVALID_VALUE;
+	}
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (fd < 0) {
+		gnio_set_error_msg_cli("AF_PACKET socket for peer %s: %s", p->cfg.peer_iface, strerror(errno));
+		return errno == EPERM ? GNIO_ERROR_NOT_PERMITTED : GNIO_ERROR_OPERATING_SYSTEM;
+	}
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
+	sll.sll_ifindex = (int)if_nametoindex(p->cfg.peer_iface);
+	if (!sll.sll_ifindex || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		gnio_set_error_msg_cli("peer interface %s: %s", p->cfg.peer_iface,
+				       sll.sll_ifindex ? strerror(errno) : "not found");
+		close(fd);
+		return GNIO_ERROR_NOT_FOUND;
+	}
+	p->peer_fd = fd;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t pipe_up(struct pipe *p, const struct pipe_cfg *cfg, pipe_step_fn fn, void *user)
+{
+	void *cpu;
+	memset(p, 0, sizeof(*p));
+	p->cfg = *cfg;
+	p->peer_fd = -1;
+
+	/* The eth layer comes first: a device handle is only taken from a
+	 * started queue. */
+	STEP("open wire", "environment", gnio_dev_open(cfg->wire, &p->dev));
+	STEP("open peer end", "environment", open_peer(p));
+	STEP("create eth rxq", "program", gnio_eth_rxq_create(p->dev, cfg->burst, cfg->slot, &p->rxq));
+	STEP("rxq: set ring size", "program", gnio_eth_rxq_set_num_packets(p->rxq, cfg->ring));
+	if (cfg->with_tx) {
+		STEP("create eth txq", "program", gnio_eth_txq_create(p->dev, cfg->burst, &p->txq));
+		STEP("txq: set ring size", "program", gnio_eth_txq_set_num_packets(p->txq, cfg->tx_ring));
+	}
+	STEP("create device context", "environment", gnio_gpu_create(cfg->gpu, &p->gpu));
+	STEP("allocate RX payload pool (CPU_GPU)", "environment",
+	     alloc(p, "rx_pool", (size_t)cfg->ring * cfg->slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &p->rx_mem, &cpu));
+	STEP("create RX buffer array", "program", gnio_buf_arr_create(p->gpu, p->rx_mem, cfg->slot, cfg->ring, &p->rx_pool));
+	STEP("start RX buffer array", "program", gnio_buf_arr_start(p->rx_pool));
+	if (cfg->register_rx_pool)
+		STEP("register RX pool with rxq (before start)", "program", gnio_eth_rxq_set_pkt_buf(p->rxq, p->rx_pool));
+	if (cfg->with_tx) {
+		STEP("allocate TX payload pool (CPU_GPU)", "environment",
+		     alloc(p, "tx_pool", (size_t)cfg->tx_ring * cfg->slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &p->tx_mem, &cpu));
+		STEP("create TX buffer array", "program",
+		     gnio_buf_arr_create(p->gpu, p->tx_mem, cfg->slot, cfg->tx_ring, &p->tx_pool));
+		STEP("start TX buffer array", "program", gnio_buf_arr_start(p->tx_pool));
+		STEP("register TX pool with txq (before start)", "program", gnio_eth_txq_set_pkt_buf(p->txq, p->tx_pool));
+	}
+	STEP("bind rxq datapath to the device", "program", gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(p->rxq), p->gpu));
+	STEP("start rxq (proxy + GPU-visible ring)", "environment", gnio_ctx_start(gnio_eth_rxq_as_ctx(p->rxq)));
+	STEP("take GPU RX handle", "program", gnio_eth_rxq_get_gpu_handle(p->rxq, &p->rxh));
+	if (cfg->with_tx) {
+		STEP("bind txq datapath to the device", "program",
+		     gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(p->txq), p->gpu));
+		STEP("start txq", "environment", gnio_ctx_start(gnio_eth_txq_as_ctx(p->txq)));
+		STEP("take GPU TX handle", "program", gnio_eth_txq_get_gpu_handle(p->txq, &p->txh));
+	}
+	STEP("allocate kernel counters", "environment",
+	     alloc(p, "app_stats", sizeof(struct gnio_app_stats), GNIO_GPU_MEM_TYPE_CPU_GPU, &p->stats_mem, &cpu));
+	p->stats_cpu = cpu;
+	p->args.rxq = p->rxh;
+	p->args.txq = p->txh;
+	p->args.stats = p->stats_mem;
+	p->args.max_batch = 64;
+	p->args.timeout_ns = 100000;
+	p->args.blocks = 1;
+	p->args.threads = 128;
+	p->args.recv_scope = 2;
+	STEP("create kernel runner (stop flag)", "program", gnio_runner_create(p->gpu, &p->runner));
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t pipe_launch(struct pipe *p, const char *app, pipe_step_fn fn, void *user)
+{
+	const struct gnio_app *a = gnio_app_find(app);
+	gnio_runner_launch_fn lf = a ? (gnio_gpu_is_cpu(p->gpu) ? a->cpu : a->cuda) : NULL;
+	gnio_error_t err = !a ? GNIO_ERROR_NOT_FOUND : !lf ? GNIO_ERROR_NOT_SUPPORTED : GNIO_SUCCESS;
+	if (err)
+		gnio_set_error_msg_cli("app %s has no %s body in this build", app, gnio_gpu_get_backend(p->gpu));
+	else
+		err = gnio_runner_start(p->runner, lf, &p->args);
+	if (fn)
+		fn(user, "launch persistent kernel", err, "program", err ? reason(err) : app);
+	return err;
+}
+
+/* Step 5: a new queue on the same wire, on the CPU device, receives a frame.
+ * Proves the rollback left the wire (the parent of the GPU queues) usable. */
+static gnio_error_t reverify_wire(struct pipe *p, char *detail, size_t len)
+{
+	struct pipe_cfg c = p->cfg;
+	struct pipe v;
+	gnio_error_t err;
+	uint8_t frame[128];
+	struct gnio_gen_cfg g;
+
+	if (!p->peer) {
+		strfmt(detail, len, "skipped: re-verify drives the sw peer only");
+		return GNIO_SUCCESS;
+	}
+	/* Reuse the open wire and peer: only the queues and device are new. */
+	memset(&v, 0, sizeof(v));
+	v.cfg = c;
+	v.dev = p->dev;
+	v.peer = p->peer;
+	v.peer_fd = -1;
+	if ((err = gnio_gpu_create("cpu", &v.gpu)))
+		goto out;
+	void *cpu;
+	if ((err = alloc(&v, "rx_pool", (size_t)c.ring * c.slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &v.rx_mem, &cpu)) ||
+	    (err = gnio_buf_arr_create(v.gpu, v.rx_mem, c.slot, c.ring, &v.rx_pool)) ||
+	    (err = gnio_buf_arr_start(v.rx_pool)) ||
+	    (err = gnio_eth_rxq_create(v.dev, c.burst, c.slot, &v.rxq)) ||
+	    (err = gnio_eth_rxq_set_num_packets(v.rxq, c.ring)) || (err = gnio_eth_rxq_set_pkt_buf(v.rxq, v.rx_pool)) ||
+	    (err = gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(v.rxq), v.gpu)) ||
+	    (err = gnio_ctx_start(gnio_eth_rxq_as_ctx(v.rxq))) || (err = gnio_eth_rxq_get_gpu_handle(v.rxq, &v.rxh)))
+		goto out;
+	gnio_gen_cfg_init(&g);
+	uint32_t n = gnio_gen_build(&g, 0, frame, sizeof(frame));
+	if ((err = gnio_sw_peer_send(v.peer, 0, frame, n)))
+		goto out;
+	/* The proxy publishes into the ring; wait for its counter. */
+	struct gnio_eth_rxq_stats st;
+	uint64_t end = now_ms() + 2000;
+	do {
+		gnio_eth_rxq_get_stats(v.rxq, &st);
+		if (st.rx_packets >= 1)
+			break;
+		sleep_ms(1);
+	} while (now_ms() < end);
+	if (st.rx_packets < 1) {
+		err = GNIO_ERROR_TIME_OUT;
+		strfmt(detail, len, "a fresh queue on %s received nothing in 2 s: the rollback damaged the wire",
+		       p->cfg.wire);
+	} else {
+		strfmt(detail, len, "a fresh queue on %s received %llu frame(s)", p->cfg.wire,
+		       (unsigned long long)st.rx_packets);
+	}
+out:
+	if (err && !detail[0])
+		strfmt(detail, len, "%s: %s", gnio_error_get_name(err), reason(err));
+	if (v.rxq) {
+		enum gnio_ctx_state s;
+		gnio_ctx_get_state(gnio_eth_rxq_as_ctx(v.rxq), &s);
+		if (s == GNIO_CTX_STATE_STARTED)
+			gnio_ctx_stop(gnio_eth_rxq_as_ctx(v.rxq));
+		gnio_eth_rxq_destroy(v.rxq);
+	}
+	if (v.rx_pool)
+		gnio_buf_arr_destroy(v.rx_pool);
+	if (v.rx_mem)
+		gnio_gpu_mem_free(v.gpu, v.rx_mem);
+	if (v.gpu)
+		gnio_gpu_destroy(v.gpu);
+	return err;
+}
+
+static gnio_error_t first_err(gnio_error_t a, gnio_error_t b)
+{
+	return a ? a : b;
+}
+
+gnio_error_t pipe_rollback(struct pipe *p, uint32_t deadline_ms, int verify, pipe_step_fn fn, void *user)
+{
+	gnio_error_t err = GNIO_SUCCESS, e;
+	char d[256];
+
+	/* 1: the kernel first, with a fixed deadline; fail closed on a miss. */
+	if (p->runner) {
+		enum gnio_runner_state s = gnio_runner_get_state(p->runner);
+		if (s == GNIO_RUNNER_RUNNING || s == GNIO_RUNNER_EXITED || s == GNIO_RUNNER_FAILED ||
+		    s == GNIO_RUNNER_HUNG) {
+			uint64_t beat = gnio_runner_get_heartbeat(p->runner);
+			e = gnio_runner_stop(p->runner, deadline_ms);
+			strfmt(d, sizeof(d), "deadline %u ms, heartbeat %llu, state now %s", deadline_ms,
+			       (unsigned long long)beat, gnio_runner_state_name(gnio_runner_get_state(p->runner)));
+			if (e == GNIO_ERROR_TIME_OUT) {
+				p->hung = 1;
+				if (fn) {
+					fn(user, "1 stop kernel (stop flag, poll to deadline)", e, "program", d);
+					fn(user, "FAIL CLOSED: steps 2-5 not run, nothing freed", e, "program",
+					   "a kernel that may still touch the memory holds it; debug the hung kernel");
+				}
+				return e;
+			}
+			/* DRIVER means the kernel faulted: it has finished, so the
+			 * rollback may go on, but the result reports it. */
+			if (fn)
+				fn(user, "1 stop kernel (stop flag, poll to deadline)", e, "program", e ? reason(e) : d);
+			err = first_err(err, e);
+		} else if (fn) {
+			fn(user, "1 stop kernel (stop flag, poll to deadline)", GNIO_SUCCESS, "program", "no kernel running");
+		}
+		e = gnio_runner_destroy(p->runner);
+		if (!e)
+			p->runner = NULL;
+		err = first_err(err, e);
+	}
+
+	/* 2: buffer arrays, newest first (the library refuses any other order). */
+	e = GNIO_SUCCESS;
+	if (p->tx_pool && !(e = gnio_buf_arr_destroy(p->tx_pool)))
+		p->tx_pool = NULL;
+	if (!e && p->rx_pool && !(e = gnio_buf_arr_destroy(p->rx_pool)))
+		p->rx_pool = NULL;
+	if (fn)
+		fn(user, "2 destroy buffer arrays in reverse registration order", e, "program", e ? reason(e) : "newest first");
+	err = first_err(err, e);
+
+	/* 3: the GPU side of the queues: stopping drops the handles and rings. */
+	e = GNIO_SUCCESS;
+	enum gnio_ctx_state st;
+	if (p->txq) {
+		gnio_ctx_get_state(gnio_eth_txq_as_ctx(p->txq), &st);
+		if (st == GNIO_CTX_STATE_STARTED)
+			e = gnio_ctx_stop(gnio_eth_txq_as_ctx(p->txq));
+		if (!e && !(e = gnio_eth_txq_destroy(p->txq)))
+			p->txq = NULL;
+	}
+	if (!e && p->rxq) {
+		gnio_ctx_get_state(gnio_eth_rxq_as_ctx(p->rxq), &st);
+		if (st == GNIO_CTX_STATE_STARTED)
+			e = gnio_ctx_stop(gnio_eth_rxq_as_ctx(p->rxq));
+		if (!e && !(e = gnio_eth_rxq_destroy(p->rxq)))
+			p->rxq = NULL;
+	}
+	if (fn)
+		fn(user, "3 stop the queues' GPU datapath and release their handles", e, "program",
+		   e ? reason(e) : "GPU handles gone, rings freed");
+	err = first_err(err, e);
+
+	/* 4: memory, then the device context that owns it. */
+	e = GNIO_SUCCESS;
+	for (int i = p->nallocs - 1; i >= 0 && !e; i--)
+		if (p->allocs[i].gpu_ptr && !(e = gnio_gpu_mem_free(p->gpu, p->allocs[i].gpu_ptr)))
+			p->allocs[i].gpu_ptr = NULL;
+	if (!e && p->gpu && !(e = gnio_gpu_destroy(p->gpu)))
+		p->gpu = NULL;
+	if (fn)
+		fn(user, "4 free device memory and destroy the device context", e, "program",
+		   e ? reason(e) : "all allocations freed");
+	err = first_err(err, e);
+
+	/* 5: the parent wire must still carry traffic. */
+	if (verify && p->dev) {
+		d[0] = 0;
+		e = reverify_wire(p, d, sizeof(d));
+		if (fn)
+			fn(user, "5 re-verify the wire with a fresh queue", e, "program", d);
+		err = first_err(err, e);
+	}
+
+	if (p->peer) {
+		gnio_sw_peer_close(p->peer);
+		p->peer = NULL;
+	}
+	if (p->peer_fd >= 0) {
+		close(p->peer_fd);
+		p->peer_fd = -1;
+	}
+	if (p->dev && !gnio_dev_close(p->dev))
+		p->dev = NULL;
+	return err;
+}
+
+gnio_error_t pipe_peer_send(struct pipe *p, const void *frame, uint32_t len)
+{
+	if (p->peer)
+		return gnio_sw_peer_send(p->peer, p->cfg.peer_queue, frame, len);
+	if (p->peer_fd < 0)
+		return GNIO_ERROR_BAD_STATE;
+	return send(p->peer_fd, frame, len, 0) == (ssize_t)len ? GNIO_SUCCESS : GNIO_ERROR_IO_FAILED;
+}
+
+int pipe_peer_expect(struct pipe *p, const uint8_t *want, uint32_t want_len, unsigned timeout_ms)
+{
+	static uint8_t buf[65536];
+	uint64_t end = now_ms() + timeout_ms;
+	while (now_ms() < end) {
+		uint32_t len = 0;
+		if (p->peer) {
+			uint64_t ts;
+			if (gnio_sw_peer_recv(p->peer, 0, buf, sizeof(buf), &len, &ts) != GNIO_SUCCESS) {
+				sleep_ms(1);
+				continue;
+			}
+		} else {
+			struct pollfd pf = {.fd = p->peer_fd, .events = POLLIN};
+			if (poll(&pf, 1, 10) <= 0)
+				continue;
+			ssize_t n = recv(p->peer_fd, buf, sizeof(buf), 0);
+			if (n <= 0)
+				continue;
+			len = (uint32_t)n;
+		}
+		/* Other traffic may share a real link; only an exact match counts. */
+		if (len == want_len && !memcmp(buf, want, len))
+			return 1;
+	}
+	return 0;
+}
+
+uint64_t pipe_kernel_packets(const struct pipe *p)
+{
+	return p->stats_cpu ? gnio_load_acquire_u64(&p->stats_cpu->packets) : 0;
+}
+
+int pipe_wait_packets(struct pipe *p, uint64_t n, unsigned timeout_ms)
+{
+	uint64_t end = now_ms() + timeout_ms;
+	while (pipe_kernel_packets(p) < n) {
+		if (now_ms() > end)
+			return 0;
+		sleep_ms(1);
+	}
+	return 1;
+}
+
+static const char *mem_type_name(enum gnio_gpu_mem_type t)
+{
+	return t == GNIO_GPU_MEM_TYPE_GPU ? "gpu" : t == GNIO_GPU_MEM_TYPE_GPU_CPU ? "gpu_cpu" : "cpu_gpu";
+}
+
+void pipe_json_maps(struct json *j, const struct pipe *p)
+{
+	char ptr[32];
+	json_arr_begin(j, "allocation_map");
+	for (int i = 0; i < p->nallocs; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "what", p->allocs[i].what);
+		json_str(j, "memory_type", mem_type_name(p->allocs[i].type));
+		json_u64(j, "bytes", p->allocs[i].bytes);
+		strfmt(ptr, sizeof(ptr), "%p", p->allocs[i].gpu_ptr);
+		json_str(j, "device_address", ptr);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_arr_begin(j, "queue_attachment_map");
+	if (p->rxq) {
+		json_obj_begin(j, NULL);
+		json_str(j, "queue", "rxq");
+		json_str(j, "wire", p->cfg.wire);
+		json_u64(j, "queue_id", 0);
+		json_str(j, "device", p->gpu ? gnio_gpu_get_bus_id(p->gpu) : NULL);
+		json_u64(j, "ring_entries", p->cfg.ring);
+		json_str(j, "payload_pool", "rx_pool");
+		json_bool(j, "pool_registered", p->cfg.register_rx_pool);
+		json_obj_end(j);
+	}
+	if (p->txq) {
+		json_obj_begin(j, NULL);
+		json_str(j, "queue", "txq");
+		json_str(j, "wire", p->cfg.wire);
+		json_u64(j, "queue_id", 0);
+		json_str(j, "device", p->gpu ? gnio_gpu_get_bus_id(p->gpu) : NULL);
+		json_u64(j, "ring_entries", p->cfg.tx_ring);
+		json_str(j, "payload_pool", "tx_pool");
+		json_bool(j, "pool_registered", 1);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_begin(j, "stop_flag");
+	if (p->runner) {
+		struct gnio_kernel_ctl *ctl = gnio_runner_get_ctl_host(p->runner);
+		strfmt(ptr, sizeof(ptr), "%p", ctl ? (void *)&ctl->stop : NULL);
+		json_str(j, "host_address", ptr);
+		json_str(j, "field", "struct gnio_kernel_ctl.stop (gnio/device/kernel.h), CPU_GPU memory");
+		json_str(j, "runner_state", gnio_runner_state_name(gnio_runner_get_state(p->runner)));
+	} else {
+		json_null(j, "host_address");
+	}
+	json_obj_end(j);
+}
