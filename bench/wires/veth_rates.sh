@@ -50,6 +50,6 @@ if command -v dpdk-testpmd >/dev/null; then
 		ip netns exec $NSB "$GNIO" gen --wire $GEN:$VB --count $N --json >$T/g.json
 		kill -INT $tp 2>/dev/null; wait $tp
 		rx=$(grep -A1 "Accumulated forward" $T/tp.log | grep -o "RX-packets: *[0-9]*" | grep -o "[0-9]*$")
-		echo "| RX | testpmd rxonly ${vdev%%,*} | $(/usr/bin/python3 -c "print('%.3f' % (${rx:-0}/$(jf $T/g.json "j['elapsed_s']")/1e6))") | ${rx:-0} / $(jf $T/g.json "j['sent']") | rate over the generator's send time; ${rx:+ok}${rx:-testpmd failed: $(grep -m1 -i "cause\|error" $T/tp.log)} |"
+		echo "| RX | testpmd rxonly ${vdev%%,*} | $(/usr/bin/python3 -c "print('%.3f' % (${rx:-0}/$(jf $T/g.json "j['elapsed_s']")/1e6))") | ${rx:-0} / $(jf $T/g.json "j['sent']") | rate over the generator's send time (gen $(jf $T/g.json "'%.3f' % j['mpps']") Mpps)${rx:-; testpmd failed} |"
 	done
 fi

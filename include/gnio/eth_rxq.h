@@ -79,6 +79,13 @@ gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *rxq, int cpu);
 /* @since 0.1 gpu_visible_rx: GPU-visible RX queue handle */
 gnio_error_t gnio_eth_rxq_get_gpu_handle(struct gnio_eth_rxq *rxq, struct gnio_gpu_eth_rxq **handle);
 
+/* Graceful drain: stop taking frames from the wire while the kernel keeps
+ * running. Frames still on the wire are taken and counted as dropped
+ * (stopped); frames already in the ring stay there for the kernel. Then wait
+ * until stats.released == stats.rx_packets, stop the kernel, stop the queue.
+ * Errors: INVALID_VALUE, BAD_STATE (not started with a GPU datapath). */
+gnio_error_t gnio_eth_rxq_quiesce(struct gnio_eth_rxq *rxq);
+
 /* Counters; may be read while running. Errors: INVALID_VALUE. */
 /* @since 0.1 rxq_drop_accounting: RX counters with named drop reasons */
 gnio_error_t gnio_eth_rxq_get_stats(struct gnio_eth_rxq *rxq, struct gnio_eth_rxq_stats *stats);

@@ -294,10 +294,11 @@ static gnio_error_t rxq_stop(struct gnio_ctx *ctx)
 {
 	struct gnio_eth_rxq *q = (struct gnio_eth_rxq *)ctx;
 	struct gnio_gpu *gpu = ctx->gpu;
-	if (gpu && q->proxy.frames) {
+	if (gpu && q->proxy.frames && !q->quiesced) {
 		gnio_proxy_thread_stop(&q->thread);
 		gnio_rx_proxy_drain(&q->proxy);
 	}
+	q->quiesced = 0;
 	/* Keep this run's counters before the wire queue and ring go away. */
 	struct gnio_eth_rxq_stats run = {0};
 	fold_stats(q, &run);
@@ -319,6 +320,20 @@ static gnio_error_t rxq_stop(struct gnio_ctx *ctx)
 	memset(&q->proxy, 0, sizeof(q->proxy));
 	q->dev->ops->rxq_close(q->wq);
 	q->wq = NULL;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_eth_rxq_quiesce(struct gnio_eth_rxq *q)
+{
+	if (!q)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "quiesce: NULL queue");
+	if (q->ctx.state != GNIO_CTX_STATE_STARTED || !q->ctx.gpu)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq", "quiesce needs a started queue with a GPU datapath");
+	if (q->quiesced || !q->proxy.frames)
+		return GNIO_SUCCESS;
+	gnio_proxy_thread_stop(&q->thread);
+	gnio_rx_proxy_drain(&q->proxy);
+	q->quiesced = 1;
 	return GNIO_SUCCESS;
 }
 

@@ -27,6 +27,7 @@ struct gnio_eth_rxq {
 	void *stage_mirror;               /* host mirror for GPU-memory pools */
 	struct gnio_rx_proxy proxy;
 	struct gnio_proxy_thread thread;
+	int quiesced; /* proxy stopped and wire drained; ring kept */
 	/* counters of earlier runs (stats survive a stop/start) */
 	struct gnio_eth_rxq_stats past;
 };

@@ -80,6 +80,11 @@ struct gnio_wire_ops {
 	unsigned (*tx_reap)(void *q);
 
 	void (*rxq_stats)(void *q, struct gnio_wire_rxq_stats *st);
+
+	/* Optional: the queue is stopping; sources inside the wire (generators,
+	 * the null wire) stop making frames, so the final drain ends. Frames
+	 * already on the wire are still handed over (and counted as stopped). */
+	void (*rx_quiesce)(void *q);
 };
 
 /* Registry (src/eth/wire_registry.c). NULL if unknown or not built in. */

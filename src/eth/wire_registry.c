@@ -6,6 +6,7 @@
 #include "eth/wire.h"
 
 extern const struct gnio_wire_ops gnio_wire_sw_ops;
+extern const struct gnio_wire_ops gnio_wire_null_ops;
 #ifdef GNIO_HAVE_AFXDP
 extern const struct gnio_wire_ops gnio_wire_afxdp_ops;
 #endif
@@ -18,6 +19,7 @@ extern const struct gnio_wire_ops gnio_wire_pcap_ops;
 
 static const struct gnio_wire_ops *const wires[] = {
 	&gnio_wire_sw_ops,
+	&gnio_wire_null_ops,
 #ifdef GNIO_HAVE_AFXDP
 	&gnio_wire_afxdp_ops,
 #endif

@@ -8,11 +8,11 @@
 #include "gpu/gpu_priv.h"
 #include "gpu/runner_priv.h"
 
-static uint64_t mono_ms(void)
+static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 const char *gnio_runner_state_name(enum gnio_runner_state s)
@@ -106,7 +106,7 @@ gnio_error_t gnio_runner_stop(struct gnio_runner *r, uint32_t deadline_ms)
 				 gnio_runner_state_name(r->state));
 	int was_hung = r->state == GNIO_RUNNER_HUNG;
 	/* Record the deadline before flipping the flag (rollback step 1). */
-	uint64_t deadline = mono_ms() + deadline_ms;
+	uint64_t deadline = mono_ns() + (uint64_t)deadline_ms * 1000000ull;
 	/* RELEASE(ctl.stop): pairs with the kernel's read in
 	 * gnio_dev_kernel_should_stop(). */
 	gnio_store_release_u32(&r->ctl_cpu->stop, 1);
@@ -120,7 +120,7 @@ gnio_error_t gnio_runner_stop(struct gnio_runner *r, uint32_t deadline_ms)
 			GNIO_LOG_INFO("runner", "kernel on %s stopped", r->gpu->bus_id);
 			return GNIO_SUCCESS;
 		}
-		if (mono_ms() >= deadline)
+		if (mono_ns() >= deadline)
 			break;
 		struct timespec ts = {0, 200000};
 		nanosleep(&ts, NULL);

@@ -166,6 +166,14 @@ unsigned gnio_rx_proxy_step(void *arg)
 		return rx_step_zc(p);
 
 	uint32_t free_entries = gnio_rx_ring_free_slots(p->sh, p->prod, &p->cached_cons, p->size);
+	if (free_entries < p->burst) {
+		/* The cached consumer index refreshes only when it says "full";
+		 * before dropping frames as ring_full (or holding them back with
+		 * flow control) read the real one. ACQUIRE(rx.cons) pairs with
+		 * RELEASE(rx.cons) in gnio_rx_ring_release(). */
+		p->cached_cons = gnio_load_acquire_u64(&p->sh->cons);
+		free_entries = p->size - (uint32_t)(p->prod - p->cached_cons);
+	}
 	unsigned want = p->burst;
 	if (p->flow_control) {
 		if (free_entries < want)
@@ -222,7 +230,9 @@ unsigned gnio_rx_proxy_step(void *arg)
 
 void gnio_rx_proxy_drain(struct gnio_rx_proxy *p)
 {
-	/* Bounded: a wire with an unlimited source would never run dry. */
+	if (p->ops->rx_quiesce)
+		p->ops->rx_quiesce(p->wq);
+	/* Bounded: a live wire may never run dry. */
 	for (int round = 0; round < 4096; round++) {
 		unsigned got;
 		if (p->zero_copy) {

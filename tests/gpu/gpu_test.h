@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef GNIO_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -33,12 +34,22 @@ extern "C" {
 }
 #endif
 
+/* A failed check may leave a persistent kernel running; exit() would then
+ * wait for it in the CUDA runtime's teardown. _exit ends the process and the
+ * driver reclaims the context. */
+static inline void gt_fail_exit(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(1);
+}
+
 #define GT_FAIL(...)                                                                               \
 	do {                                                                                       \
 		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                              \
 		fprintf(stderr, __VA_ARGS__);                                                      \
 		fprintf(stderr, " (last reason: '%s')\n", gnio_last_error_msg());                 \
-		exit(1);                                                                           \
+		gt_fail_exit();                                                                    \
 	} while (0)
 
 #define GT_CHECK(cond, ...)                                                                        \
@@ -140,6 +151,27 @@ static inline int gt_wait_u64(const uint64_t *p, uint64_t want, unsigned timeout
 		if (gt_mono_ns() > end)
 			return 0;
 		gt_sleep_us(50);
+	}
+	return 1;
+}
+
+/* Under compute-sanitizer (scripts/gpu-check sets this) kernels run many
+ * times slower: timing bounds are not checked, correctness still is. */
+static inline int gt_under_sanitizer(void)
+{
+	const char *v = getenv("GNIO_TEST_UNDER_SANITIZER");
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Wait until the kernel's heartbeat moves past hb (it is alive and polling). */
+static inline int gt_heartbeat_moves(struct gnio_runner *r, unsigned timeout_ms)
+{
+	uint64_t hb = gnio_runner_get_heartbeat(r);
+	uint64_t end = gt_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	while (gnio_runner_get_heartbeat(r) == hb) {
+		if (gt_mono_ns() > end)
+			return 0;
+		gt_sleep_us(100);
 	}
 	return 1;
 }

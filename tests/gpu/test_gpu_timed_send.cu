@@ -112,8 +112,12 @@ int main(void)
 	GT_CHECK(st.timed_sends == N, "timed_sends %llu", (unsigned long long)st.timed_sends);
 	/* Never early (beyond the clock's microsecond ticks); not grossly late. */
 	GT_CHECK(mn >= -20000, "a frame left %.1f us early", -mn / 1e3);
-	GT_CHECK(med <= 1000000, "median %.1f us late", med / 1e3);
-	GT_CHECK(p99 <= 10000000, "p99 %.1f us late", p99 / 1e3);
+	if (gt_under_sanitizer()) {
+		printf("under compute-sanitizer: lateness bounds not checked\n");
+	} else {
+		GT_CHECK(med <= 1000000, "median %.1f us late", med / 1e3);
+		GT_CHECK(p99 <= 10000000, "p99 %.1f us late", p99 / 1e3);
+	}
 
 	GT_OK(gnio_runner_destroy(r));
 	GT_OK(gnio_gpu_mem_free(g, fg));

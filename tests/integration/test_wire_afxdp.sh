@@ -20,7 +20,7 @@ sink_start "$NSA" killed --wire "afxdp:$VA" --duration 60 || die "sink"
 kill -9 "$SINKPID"; wait "$SINKPID" 2>/dev/null
 if ip -n "$NSA" link show "$VA" | grep -q "prog/xdp\|xdp"; then ok "killed run left its XDP program"; else
 	bad "expected a leftover XDP program after SIGKILL"; fi
-sink_start "$NSA" after --wire "afxdp:$VA" --count 1000 --duration 10 --verify || die "sink after kill"
+GNIO_LOG_LEVEL=warning sink_start "$NSA" after --wire "afxdp:$VA" --count 1000 --duration 10 --verify || die "sink after kill"
 ip netns exec "$NSB" "$GNIO" gen --wire "afxdp:$VB" --count 1000 >/dev/null
 sink_wait
 expect "afxdp after SIGKILL: received" "$(json $TMPD/after.json "j['rx_packets']")" 1000

@@ -53,7 +53,8 @@ static void usage(FILE *f)
 		"With no options: the sw wire with its generator, the best device present,\n"
 		"the count app, for 10 seconds.\n\n"
 		"  --duration S      seconds to run (default 10; 0 = until Ctrl-C)\n"
-		"  --wire SPEC       sw:NAME (default sw:demo), afxdp:IFACE[@Q], afpacket:IFACE, pcap:FILE\n"
+		"  --wire SPEC       sw:NAME (default sw:demo), null:NAME, afxdp:IFACE[@Q], afpacket:IFACE,\n"
+		"                    pcap:FILE (null: endless unwritten frames, to measure gnio itself)\n"
 		"  --gpu BUSID|cpu   device (default: first usable CUDA GPU, else cpu)\n"
 		"  --app NAME        count (default), classify, echo\n"
 		"  --size N          generated frame size in bytes, 60..9216 (default 64)\n"
@@ -64,7 +65,7 @@ static void usage(FILE *f)
 		"  --burst N         proxy burst (default 256)\n"
 		"  --batch N         frames per kernel recv (default 256)\n"
 		"  --flow-control on|off  hold frames on the wire while the ring is full\n"
-		"                    (default: on for the generator at rate 0, else off)\n"
+		"                    (default: on for the generator at rate 0 and the null wire, else off)\n"
 		"  --mem cpu_gpu|gpu RX payload placement (default cpu_gpu: pinned host memory)\n"
 		"  --recv-scope thread|warp|block  CUDA recv scope (default block)\n"
 		"  --threads N       CUDA threads per block (default 256)\n"
@@ -314,8 +315,10 @@ int gnio_cmd_run(int argc, char **argv)
 		fprintf(stderr, "gnio run: --size %u: %s\n", o.size, why);
 		return GNIO_EXIT_USAGE;
 	}
+	/* Endless sources (the generator at rate 0, the null wire) would only
+	 * measure how fast they can overrun the ring; hold them back instead. */
 	if (o.flow_control < 0)
-		o.flow_control = is_sw && o.rate == 0;
+		o.flow_control = (is_sw && o.rate == 0) || !strncmp(o.wire, "null:", 5);
 
 	/* Device: the one asked for, else the best present, saying why. */
 	char bus[64];
@@ -343,7 +346,13 @@ int gnio_cmd_run(int argc, char **argv)
 		fprintf(stderr, "gnio: device %s (%s)%s%s\n", gnio_gpu_get_bus_id(s.gpu), gnio_gpu_get_name(s.gpu),
 			why[0] ? ": " : "", why);
 
-	err = gnio_dev_open(o.wire, &s.dev);
+	/* The null wire makes frames of the run's --size unless its spec says. */
+	char wire_spec[512];
+	if (!strncmp(o.wire, "null:", 5) && !strstr(o.wire, "size="))
+		snprintf(wire_spec, sizeof(wire_spec), "%s,size=%u", o.wire, o.size);
+	else
+		snprintf(wire_spec, sizeof(wire_spec), "%s", o.wire);
+	err = gnio_dev_open(wire_spec, &s.dev);
 	if (err != GNIO_SUCCESS) {
 		fprintf(stderr, "gnio run: --wire %s: %s (%s)\n", o.wire, gnio_last_error_msg(), gnio_error_get_name(err));
 		destroy_rest(&s);
@@ -469,14 +478,25 @@ int gnio_cmd_run(int argc, char **argv)
 	if (stop_requested && !o.quiet)
 		fprintf(stderr, "gnio: stop requested, rolling back\n");
 
-	/* Quiesce: stop offering, let the proxy hand over what the wire holds,
-	 * and let the kernel consume it, so the books close exactly. */
-	if (s.peer)
-		gnio_sw_peer_gen_detach(s.peer, 0);
+	/* Quiesce so the books close exactly: stop offering (sw generator), let
+	 * the proxy hand over what the wire still holds, stop taking frames from
+	 * the wire, and let the kernel consume everything in the ring. */
 	struct gnio_eth_rxq_stats rst;
-	for (int i = 0; i < 200 && !kernel_failed; i++) {
+	if (s.peer) {
+		gnio_sw_peer_gen_detach(s.peer, 0);
+		for (int i = 0; i < 200; i++) {
+			struct gnio_sw_peer_stats ps;
+			gnio_sw_peer_get_stats(s.peer, 0, &ps);
+			gnio_eth_rxq_get_stats(s.rxq, &rst);
+			if (rst.rx_packets + rst.dropped_total >= ps.offered)
+				break;
+			sleep_ms(5);
+		}
+	}
+	gnio_eth_rxq_quiesce(s.rxq);
+	for (int i = 0; i < 500 && !kernel_failed; i++) {
 		gnio_eth_rxq_get_stats(s.rxq, &rst);
-		if (ld(&s.stats->packets) == rst.rx_packets && i > 2)
+		if (ld(&s.stats->packets) == rst.rx_packets)
 			break;
 		sleep_ms(10);
 	}

@@ -610,6 +610,22 @@ static unsigned sw_rx_burst(void *qh, struct gnio_wire_frame *frames, unsigned n
 	return (unsigned)k;
 }
 
+/* The queue is stopping and its proxy has stopped: retire the generator so
+ * the final drain sees only frames that are really on the wire. */
+static void sw_rx_quiesce(void *qh)
+{
+	struct sw_queue *q = qh;
+	struct sw_wire *w = q->wire;
+	pthread_mutex_lock(&w->ctl_lock);
+	struct sw_gen *g = q->gen;
+	if (g) {
+		__atomic_store_n(&q->gen, NULL, __ATOMIC_RELEASE);
+		g->retired_next = w->retired;
+		w->retired = g;
+	}
+	pthread_mutex_unlock(&w->ctl_lock);
+}
+
 /* Proxy thread of the queue: take what fits, never drop; one publish. */
 static unsigned sw_tx_burst(void *qh, const struct gnio_wire_frame *frames, unsigned n)
 {
@@ -657,6 +673,7 @@ const struct gnio_wire_ops gnio_wire_sw_ops = {
 	.tx_burst = sw_tx_burst,
 	.tx_reap = NULL,
 	.rxq_stats = sw_rxq_stats,
+	.rx_quiesce = sw_rx_quiesce,
 };
 
 /* -------------------------------------------------------------- peer -- */

@@ -122,11 +122,21 @@ static gnio_error_t cuda_open(struct gnio_gpu *gpu, const char *bus_id)
 	if (err != GNIO_SUCCESS)
 		return err;
 
-	e = cudaDeviceGetByPCIBusId(&dev, bus_id);
-	if (e != cudaSuccess) {
-		cudaGetLastError();
-		gnio_set_error_msg("no CUDA device at %s (%d present): %s", bus_id, count,
-				   cudaGetErrorString(e));
+	/* Match by enumeration rather than cudaDeviceGetByPCIBusId: an absent
+	 * id is an ordinary answer here, not a CUDA API error (which tools such
+	 * as compute-sanitizer report). */
+	for (int d = 0; d < count && dev < 0; d++) {
+		char raw[32], canon[32];
+
+		e = cudaDeviceGetPCIBusId(raw, (int)sizeof(raw), d);
+		if (e != cudaSuccess)
+			return cuda_fail(e, "cudaDeviceGetPCIBusId");
+		if (gnio_gpu_bus_id_canonical(raw, canon, sizeof(canon)) == GNIO_SUCCESS &&
+		    !strcmp(canon, bus_id))
+			dev = d;
+	}
+	if (dev < 0) {
+		gnio_set_error_msg("no CUDA device at %s (%d present)", bus_id, count);
 		return GNIO_ERROR_NOT_FOUND;
 	}
 	e = cudaGetDeviceProperties(&prop, dev);
