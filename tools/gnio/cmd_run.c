@@ -342,10 +342,6 @@ int gnio_cmd_run(int argc, char **argv)
 		destroy_rest(&s);
 		return GNIO_EXIT_ENV;
 	}
-	if (!o.quiet)
-		fprintf(stderr, "gnio: device %s (%s)%s%s\n", gnio_gpu_get_bus_id(s.gpu), gnio_gpu_get_name(s.gpu),
-			why[0] ? ": " : "", why);
-
 	/* The null wire makes frames of the run's --size unless its spec says. */
 	char wire_spec[512];
 	if (!strncmp(o.wire, "null:", 5) && !strstr(o.wire, "size="))
@@ -367,6 +363,11 @@ int gnio_cmd_run(int argc, char **argv)
 		destroy_rest(&s);
 		return GNIO_EXIT_USAGE;
 	}
+	/* Say which device and why only once the wire is known good, so that a
+	 * bad --wire fails with exactly one line on stderr. */
+	if (!o.quiet)
+		fprintf(stderr, "gnio: device %s (%s)%s%s\n", gnio_gpu_get_bus_id(s.gpu), gnio_gpu_get_name(s.gpu),
+			why[0] ? ": " : "", why);
 
 #define RUN_CHECK(expr, what)                                                                                 \
 	do {                                                                                                  \
