@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# gnio run: the main job's JSON summary reconciles exactly (offered ==
+# rx_packets + dropped_total), classify's per-protocol counts sum to
+# rx_packets, --count stops early with exact books, and bad calls exit
+# non-zero with exactly one line on stderr naming the problem.
+. "$(dirname "$0")/lib.sh"
+
+last_json() { # last_json OUT -> writes the last stdout line to OUT.json
+	tail -n 1 "$1" > "$1.json"
+}
+
+# --- the default job --------------------------------------------------------
+"$GNIO" run --json --duration 2 > "$TMP/run" 2> "$TMP/run.err"; rc=$?
+check "run --json --duration 2 exits 0 (got $rc)" [ $rc -eq 0 ]
+last_json "$TMP/run"
+check "last stdout line is one JSON object" jq_py "$TMP/run.json" 'isinstance(d, dict)'
+keys_ok=$(jq_py "$TMP/run.json" 'all(k in d for k in ["wire","device","app","offered","rx_packets","rx_bytes","dropped","dropped_total","tx_packets","mpps"])')
+check "summary has the documented keys" [ "$keys_ok" = True ]
+check "rx_packets > 0" [ "$(jq_py "$TMP/run.json" 'd["rx_packets"] > 0')" = True ]
+check "offered == rx_packets + dropped_total" \
+	[ "$(jq_py "$TMP/run.json" 'd["offered"] == d["rx_packets"] + d["dropped_total"]')" = True ]
+check "dropped_total == sum of dropped by reason" \
+	[ "$(jq_py "$TMP/run.json" 'd["dropped_total"] == sum(d["dropped"].values())')" = True ]
+check "drop reasons are named" \
+	[ "$(jq_py "$TMP/run.json" 'all(r in d["dropped"] for r in ["ring_full","too_big","runt","wire_overflow","stopped"])')" = True ]
+check "default app is count" [ "$(jq_py "$TMP/run.json" 'd["app"]')" = count ]
+check "rx_bytes == rx_packets * 64 (default size)" \
+	[ "$(jq_py "$TMP/run.json" 'd["rx_bytes"] == 64 * d["rx_packets"]')" = True ]
+check "stderr says which device and why" grep -q '^gnio: device ' "$TMP/run.err"
+
+# --- classify ---------------------------------------------------------------
+"$GNIO" run --json --duration 2 --app classify --proto mix --size 128 > "$TMP/cls" 2> "$TMP/cls.err"; rc=$?
+check "run --app classify --proto mix exits 0 (got $rc)" [ $rc -eq 0 ]
+last_json "$TMP/cls"
+check "classify: app is classify" [ "$(jq_py "$TMP/cls.json" 'd["app"]')" = classify ]
+check "classify: rx_packets > 0" [ "$(jq_py "$TMP/cls.json" 'd["rx_packets"] > 0')" = True ]
+check "classify: per-protocol counts sum to rx_packets" \
+	[ "$(jq_py "$TMP/cls.json" 'sum(d["protocols"].values()) == d["rx_packets"]')" = True ]
+check "classify: offered == rx_packets + dropped_total" \
+	[ "$(jq_py "$TMP/cls.json" 'd["offered"] == d["rx_packets"] + d["dropped_total"]')" = True ]
+check "classify: nothing malformed or unknown in a generated mix" \
+	[ "$(jq_py "$TMP/cls.json" 'd["protocols"]["malformed"] + d["protocols"]["other"] + d["protocols"]["ipv6"] + d["protocols"]["ipv4_other"] == 0')" = True ]
+# The mix cycles udp, dns, tcp-syn, tcp-ack, tcp-fin, http, icmp, arp: each
+# single class within one of the others, tcp three times that.
+balanced=$(jq_py "$TMP/cls.json" '(lambda p: (lambda one: max(one) - min(one) <= 1 and 3 * min(one) <= p["tcp"] <= 3 * max(one))([p[k] for k in ["udp","dns","http","icmp","arp"]]))(d["protocols"])')
+check "classify: counts follow the mix (one each, tcp x3)" [ "$balanced" = True ]
+
+# --- --count stops early with exact books ----------------------------------
+start=$(date +%s)
+"$GNIO" run --json --duration 60 --count 1000 > "$TMP/cnt" 2> "$TMP/cnt.err"; rc=$?
+end=$(date +%s)
+check "run --count 1000 exits 0 (got $rc)" [ $rc -eq 0 ]
+last_json "$TMP/cnt"
+check "--count stops before --duration" [ $((end - start)) -lt 60 ]
+check "--count: offered == 1000" [ "$(jq_py "$TMP/cnt.json" 'd["offered"]')" = 1000 ]
+check "--count: rx_packets == 1000" [ "$(jq_py "$TMP/cnt.json" 'd["rx_packets"]')" = 1000 ]
+check "--count: dropped_total == 0" [ "$(jq_py "$TMP/cnt.json" 'd["dropped_total"]')" = 0 ]
+
+# --- bad calls: non-zero, exactly one line on stderr naming the problem ------
+bad_call() { # bad_call WORD-THAT-MUST-APPEAR ARGS...
+	local word=$1; shift
+	"$GNIO" run --json "$@" > "$TMP/o" 2> "$TMP/e"; local rc=$?
+	check "run $* exits non-zero (got $rc)" [ $rc -ne 0 ]
+	check "run $* prints exactly one line on stderr (got $(wc -l < "$TMP/e"))" [ "$(wc -l < "$TMP/e")" -eq 1 ]
+	check "run $* names the problem ('$word')" grep -qF -- "$word" "$TMP/e"
+	check "run $* prints nothing on stdout" [ ! -s "$TMP/o" ]
+}
+bad_call "nosuch" --duration 1 --wire nosuch:x
+bad_call "0000:ff:00.0" --duration 1 --gpu 0000:ff:00.0
+bad_call "--size" --duration 1 --size 1
+bad_call "--size" --duration 1 --size 100000
+bad_call "nope" --duration 1 --app nope
+bad_call "--duration" --duration x
+finish
