@@ -34,9 +34,10 @@ enum gnio_drop_reason {
 	GNIO_DROP_RUNT,           /* shorter than an Ethernet header (14 bytes) */
 	GNIO_DROP_WIRE_OVERFLOW,  /* the wire's own buffer overflowed before the proxy read it */
 	GNIO_DROP_STOPPED,        /* arrived while the queue was stopping */
+	GNIO_DROP_DEVICE_ERROR,   /* could not be placed in device memory (copy failed) */
 	GNIO_DROP_REASON_COUNT
 };
-/* "ring_full", "too_big", "runt", "wire_overflow", "stopped". */
+/* "ring_full", "too_big", "runt", "wire_overflow", "stopped", "device_error". */
 const char *gnio_drop_reason_name(enum gnio_drop_reason reason);
 
 struct gnio_eth_rxq_stats {

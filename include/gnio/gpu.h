@@ -41,8 +41,8 @@ gnio_error_t gnio_gpu_destroy(struct gnio_gpu *gpu);
 gnio_error_t gnio_gpu_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t align,
 				enum gnio_gpu_mem_type type, void **memptr_gpu, void **memptr_cpu);
 /* Errors: INVALID_VALUE (not an allocation of this context), BAD_STATE
- * (registered in a buffer array that still exists, or a hung kernel may touch
- * it). */
+ * (registered in a buffer array that still exists or a started queue, or a
+ * kernel is running or hung on this device: stop kernels first). */
 gnio_error_t gnio_gpu_mem_free(struct gnio_gpu *gpu, void *memptr_gpu);
 
 /* "cpu" or the canonical bus id "0000:17:00.0". */

@@ -12,6 +12,10 @@
 #include "gnio/device/gnio_dev.h"
 #include "gnio/apps/classify.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Counters the kernel keeps, in CPU_GPU memory. Each queue's kernel is the only
  * writer; it stores running totals (never read-modify-write over PCIe). */
 struct gnio_app_stats {
@@ -60,6 +64,10 @@ gnio_error_t gnio_app_echo_cpu(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_count_cuda(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_classify_cuda(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_echo_cuda(const struct gnio_runner_launch *l);
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

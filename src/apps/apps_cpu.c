@@ -2,6 +2,7 @@
 /* src/apps/apps_cpu.c - CPU-device bodies of the built-in apps. They are the
  * same loop a CUDA block runs, with one thread: recv a batch, run the shared
  * per-packet function on each frame, publish running totals. */
+#include <sched.h>
 #include <string.h>
 #include "apps/apps.h"
 
@@ -57,10 +58,15 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 			if (kind == APP_ECHO && txq) {
 				uint64_t t;
 				err = gnio_dev_eth_txq_reserve(txq, 1, &t);
-				while (err == GNIO_ERROR_AGAIN && !gnio_dev_kernel_should_stop(l->ctl)) {
-					/* Ring full: the proxy drains it; wait, do not drop. */
+				for (unsigned spins = 0; err == GNIO_ERROR_AGAIN && !gnio_dev_kernel_should_stop(l->ctl);
+				     spins++) {
+					/* Ring full: the proxy drains it. Wait, do not drop;
+					 * give the proxy the core if it shares ours. */
 					local.tx_again++;
-					gnio_cpu_relax();
+					if (spins < 64)
+						gnio_cpu_relax();
+					else
+						sched_yield();
 					err = gnio_dev_eth_txq_reserve(txq, 1, &t);
 				}
 				if (err != GNIO_SUCCESS) {

@@ -25,6 +25,7 @@ const char *gnio_drop_reason_name(enum gnio_drop_reason r)
 	case GNIO_DROP_RUNT: return "runt";
 	case GNIO_DROP_WIRE_OVERFLOW: return "wire_overflow";
 	case GNIO_DROP_STOPPED: return "stopped";
+	case GNIO_DROP_DEVICE_ERROR: return "device_error";
 	case GNIO_DROP_REASON_COUNT: break;
 	}
 	return "unknown";

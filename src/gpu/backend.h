@@ -2,7 +2,7 @@
 /*
  * src/gpu/backend.h - the device ops table (private). Two backends implement
  * it: cpu (src/gpu/cpu_backend.c, always built) and cuda
- * (src/gpu/cuda_backend.c, built when CUDA is enabled). gpu.c, buf_arr.c,
+ * (src/gpu/cuda/cuda_backend.c, built when CUDA is enabled). gpu.c, buf_arr.c,
  * runner.c and the proxy call only these entry points.
  */
 #ifndef GNIO_SRC_GPU_BACKEND_H
@@ -44,10 +44,15 @@ struct gnio_gpu_ops {
 
 	/* Optional (NULL on cpu): copy n bytes from host memory into device
 	 * memory asynchronously on the backend's copy stream, then record a fence.
-	 * fence_done says whether every copy issued before the fence has landed.
+	 * fence_done: 1 when every copy issued before the fence has landed, 0 while
+ * pending, -1 when a copy failed (those bytes must not be published).
 	 * The proxy uses them to place RX payloads in GPU-memory pools. */
 	gnio_error_t (*copy_async)(struct gnio_gpu *gpu, void *stream, void *dst_gpu, const void *src,
 				   size_t n);
+	/* rows x width bytes, source and destination rows pitch bytes apart:
+	 * copies only the bytes of each frame, not whole pool slots. */
+	gnio_error_t (*copy2d_async)(struct gnio_gpu *gpu, void *stream, void *dst_gpu, const void *src,
+				     size_t pitch, size_t width, size_t rows);
 	gnio_error_t (*stream_create)(struct gnio_gpu *gpu, void **stream);
 	void (*stream_destroy)(struct gnio_gpu *gpu, void *stream);
 	gnio_error_t (*fence_record)(struct gnio_gpu *gpu, void *stream, void **fence);

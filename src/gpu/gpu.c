@@ -180,6 +180,14 @@ static gnio_error_t free_common(struct gnio_gpu *gpu, void *gpu_ptr, int interna
 				 "a kernel on %s missed its stop deadline and may still touch this memory; not freeing it",
 				 gpu->bus_id);
 	}
+	if (gpu->num_running) {
+		/* A kernel may hold this memory, and on CUDA a free waits for every
+		 * kernel on the device: a persistent one never ends by itself. */
+		pthread_mutex_unlock(&gpu->lock);
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "gpu",
+				 "%u kernel(s) still run on %s; stop them before freeing memory", gpu->num_running,
+				 gpu->bus_id);
+	}
 	if (a->arr_refs) {
 		pthread_mutex_unlock(&gpu->lock);
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "gpu",

@@ -69,25 +69,38 @@ static inline uint8_t *slot(struct gnio_rx_proxy *p, uint64_t idx)
 	return p->pool_cpu + (uint64_t)(idx & p->mask) * p->slot_size;
 }
 
-/* Copy [first, first+n) entries' slots from the host mirror to the device
- * pool, then wait for the copy so the publish that follows covers it. */
-static void stage_to_device(struct gnio_rx_proxy *p, uint64_t first, uint32_t n)
+/* Copy the frames of entries [first, first+n) from the host mirror to the
+ * device pool (only `width` bytes of each slot: the longest frame of the
+ * batch), then wait for the copy so the publish that follows covers it.
+ * Returns 0 when the bytes landed, -1 when the device refused the copy. */
+static int stage_to_device(struct gnio_rx_proxy *p, uint64_t first, uint32_t n, uint32_t width)
 {
-	while (n) {
+	const struct gnio_gpu_ops *ops = p->gpu->ops;
+	gnio_error_t err = GNIO_SUCCESS;
+	width = (width + 15) & ~15u; /* whole 16-byte words copy faster */
+	if (width > p->slot_size)
+		width = p->slot_size;
+	while (n && err == GNIO_SUCCESS) {
 		uint32_t at = (uint32_t)(first & p->mask);
 		uint32_t run = p->size - at < n ? p->size - at : n;
 		size_t off = (size_t)at * p->slot_size;
-		p->gpu->ops->copy_async(p->gpu, p->stage_stream, p->pool_dev + off, p->pool_cpu + off,
-					(size_t)run * p->slot_size);
+		if (ops->copy2d_async && width < p->slot_size)
+			err = ops->copy2d_async(p->gpu, p->stage_stream, p->pool_dev + off, p->pool_cpu + off,
+						p->slot_size, width, run);
+		else
+			err = ops->copy_async(p->gpu, p->stage_stream, p->pool_dev + off, p->pool_cpu + off,
+					      (size_t)run * p->slot_size);
 		first += run;
 		n -= run;
 	}
 	void *fence = NULL;
-	if (p->gpu->ops->fence_record(p->gpu, p->stage_stream, &fence) == GNIO_SUCCESS) {
-		while (!p->gpu->ops->fence_done(p->gpu, fence))
+	int done = -1;
+	if (err == GNIO_SUCCESS && ops->fence_record(p->gpu, p->stage_stream, &fence) == GNIO_SUCCESS) {
+		while ((done = ops->fence_done(p->gpu, fence)) == 0)
 			gnio_cpu_relax();
-		p->gpu->ops->fence_destroy(p->gpu, fence);
+		ops->fence_destroy(p->gpu, fence);
 	}
+	return done == 1 ? 0 : -1;
 }
 
 static unsigned drop_reason(const struct gnio_rx_proxy *p, uint32_t len)
@@ -191,9 +204,18 @@ unsigned gnio_rx_proxy_step(void *arg)
 	unsigned got = p->ops->rx_burst(p->wq, p->frames, want);
 	if (!got)
 		return 0;
+	if (got > free_entries) {
+		/* The consumer may have released entries while the wire filled
+		 * the burst: look again before dropping anything as ring_full.
+		 * Frames that went to scratch move into their slots below.
+		 * ACQUIRE(rx.cons): pairs with RELEASE(rx.cons) in
+		 * gnio_rx_ring_release(). */
+		p->cached_cons = gnio_load_acquire_u64(&p->sh->cons);
+		free_entries = p->size - (uint32_t)(p->prod - p->cached_cons);
+	}
 
 	uint64_t ts = 0, bytes = 0;
-	uint32_t kept = 0;
+	uint32_t kept = 0, longest = 0;
 	for (unsigned i = 0; i < got; i++) {
 		struct gnio_wire_frame *f = &p->frames[i];
 		unsigned why = drop_reason(p, f->len);
@@ -203,6 +225,8 @@ unsigned gnio_rx_proxy_step(void *arg)
 			STAT_ADD(p->dropped[why], 1);
 			continue;
 		}
+		if (f->len > longest)
+			longest = f->len;
 		uint64_t idx = p->prod + kept;
 		uint8_t *dst = slot(p, idx);
 		if (f->data != dst)
@@ -217,9 +241,15 @@ unsigned gnio_rx_proxy_step(void *arg)
 		bytes += f->len;
 		kept++;
 	}
+	if (kept && p->pool_dev && stage_to_device(p, p->prod, kept, longest)) {
+		/* The bytes are not on the device: publishing would hand the
+		 * kernel stale slots. Count them and tell the application. */
+		STAT_ADD(p->dropped[GNIO_DROP_DEVICE_ERROR], kept);
+		gnio_ctx_post_event(p->ctx, GNIO_PE_EVENT_WIRE_ERROR, GNIO_ERROR_DRIVER, p->prod,
+				    "copy of %u RX frames into device memory failed: %s", kept, gnio_last_error_msg());
+		return got;
+	}
 	if (kept) {
-		if (p->pool_dev)
-			stage_to_device(p, p->prod, kept);
 		p->prod += kept;
 		gnio_rx_ring_publish(p->sh, p->prod);
 		STAT_ADD(p->rx_packets, kept);

@@ -72,7 +72,7 @@ sink_wait() { wait "$SINKPID"; }
 
 # expect NAME ACTUAL WANTED
 expect() {
-	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; fi
+	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; return 1; fi
 }
 
 # frames of a pcap as hex, one per line, without timestamps
@@ -121,10 +121,14 @@ wire_suite() {
 
 	# 4. too big: frames longer than the receive slot are counted, not delivered
 	sink_start "$NSA" tb --wire "$W:$VA" --count 30 --max-frame 512 --duration 10 || die "sink"
-	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 20 --size 1000 >/dev/null
-	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 10 --size 512 >/dev/null
+	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 20 --size 1000 --json >"$TMPD/tb_gen1.json" 2>&1
+	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 10 --size 512 --json >"$TMPD/tb_gen2.json" 2>&1
 	sink_wait
-	expect "$W too_big counted" "$(json $TMPD/tb.json "(j['rx_packets'], j['dropped']['too_big'])")" "(10, 20)"
+	if ! expect "$W too_big counted" "$(json $TMPD/tb.json "(j['rx_packets'], j['dropped']['too_big'])")" "(10, 20)"; then
+		cat "$TMPD/tb.json" "$TMPD/tb.err" "$TMPD/tb_gen1.json" "$TMPD/tb_gen2.json"
+		ip -n "$NSA" -s -d link show "$VA"; ip -n "$NSB" -s -d link show "$VB"
+		ip netns exec "$NSA" ethtool -S "$VA" 2>/dev/null | grep -v ': 0$'
+	fi
 
 	# 5. TX: one frame sent by gnio seen at the peer byte for byte
 	ip netns exec "$NSA" tcpdump -i "$VA" -w "$TMPD/tx.pcap" -c 1 -U --immediate-mode 2>/dev/null &

@@ -626,7 +626,7 @@ static void test_too_big_and_runt(void **state)
 	assert_ok(gnio_sw_peer_send(p.peer, 0, big, blen));
 	assert_ok(gnio_sw_peer_send(p.peer, 0, runt, sizeof(runt)));
 	assert_ok(gnio_sw_peer_send(p.peer, 0, ok, olen));
-	assert_ok(gnio_sw_peer_send(p.peer, 0, runt, 13)); /* one short of a header */
+	assert_ok(gnio_sw_peer_send(p.peer, 0, ok, 13)); /* one short of a header */
 	assert_ok(gnio_sw_peer_send(p.peer, 0, ok, 14));   /* a bare header passes */
 	assert_true(wait_accounted(&p, 5, 10000));
 	assert_true(tpipe_wait_packets(&p, 2, 10000));

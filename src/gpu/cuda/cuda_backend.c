@@ -440,6 +440,19 @@ static gnio_error_t cuda_copy_async(struct gnio_gpu *gpu, void *stream, void *ds
 	return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaMemcpyAsync");
 }
 
+static gnio_error_t cuda_copy2d_async(struct gnio_gpu *gpu, void *stream, void *dst_gpu, const void *src,
+				      size_t pitch, size_t width, size_t rows)
+{
+	gnio_error_t err = set_dev(gpu);
+	cudaError_t e;
+
+	if (err != GNIO_SUCCESS)
+		return err;
+	e = cudaMemcpy2DAsync(dst_gpu, pitch, src, pitch, width, rows, cudaMemcpyHostToDevice,
+			      (cudaStream_t)stream);
+	return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaMemcpy2DAsync");
+}
+
 static gnio_error_t cuda_stream_create(struct gnio_gpu *gpu, void **stream)
 {
 	cudaStream_t s = NULL;
@@ -511,6 +524,7 @@ const struct gnio_gpu_ops gnio_gpu_cuda_ops = {
 	.kernel_poll = cuda_kernel_poll,
 	.kernel_reap = cuda_kernel_reap,
 	.copy_async = cuda_copy_async,
+	.copy2d_async = cuda_copy2d_async,
 	.stream_create = cuda_stream_create,
 	.stream_destroy = cuda_stream_destroy,
 	.fence_record = cuda_fence_record,
