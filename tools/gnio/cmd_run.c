@@ -35,6 +35,7 @@ struct run_opts {
 	const char *mem;
 	const char *scope;
 	uint32_t threads;
+	uint32_t queues;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -69,6 +70,8 @@ static void usage(FILE *f)
 		"  --mem cpu_gpu|gpu RX payload placement (default cpu_gpu: pinned host memory)\n"
 		"  --recv-scope thread|warp|block  CUDA recv scope (default block)\n"
 		"  --threads N       CUDA threads per block (default 256)\n"
+		"  --queues N        RX queues, each with its own ring, proxy thread and kernel\n"
+		"                    (default 1, at most 16)\n"
 		"  --json            print one JSON object as the last line of stdout\n"
 		"  --quiet           no live lines\n"
 		"Exit: 0 ok, 1 failure, 2 usage, 3 environment (device or wire missing).\n");
@@ -103,18 +106,27 @@ static int env_exit(gnio_error_t err)
 	return err == GNIO_ERROR_INVALID_VALUE ? GNIO_EXIT_USAGE : GNIO_EXIT_ENV;
 }
 
-/* Everything the run builds, torn down in reverse by rollback(). */
-struct run_state {
-	struct gnio_gpu *gpu;
-	struct gnio_dev *dev;
-	struct gnio_sw_peer *peer;
+#define RUN_MAX_QUEUES 16
+
+/* One queue's worth of objects: ring, pools, kernel. */
+struct run_queue {
 	void *rx_mem, *tx_mem, *stats_mem;
 	struct gnio_buf_arr *rx_pool, *tx_pool;
 	struct gnio_eth_rxq *rxq;
 	struct gnio_eth_txq *txq;
 	struct gnio_runner *runner;
-	struct gnio_app_stats *stats;
+	struct gnio_app_stats *stats; /* host view */
+	struct gnio_app_args args;
 	int kernel_running;
+};
+
+/* Everything the run builds, torn down in reverse by the rollback steps. */
+struct run_state {
+	struct gnio_gpu *gpu;
+	struct gnio_dev *dev;
+	struct gnio_sw_peer *peer;
+	unsigned nq;
+	struct run_queue q[RUN_MAX_QUEUES];
 };
 
 static void step_log(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -130,81 +142,163 @@ static void step_log(int quiet, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Rollback step 1: stop the kernel (flag, then poll the stream to a deadline).
- * Returns 0 when stopped, 1 when it hung (fail closed: free nothing). */
+/* Rollback step 1: stop every kernel (flag, then poll to a deadline).
+ * Returns 0 when all stopped, 1 when one hung (fail closed: free nothing). */
 static int rollback_kernel(struct run_state *s, int quiet)
 {
-	if (!s->runner || !s->kernel_running)
-		return 0;
-	gnio_error_t err = gnio_runner_stop(s->runner, 5000);
-	if (err != GNIO_SUCCESS && err != GNIO_ERROR_BAD_STATE && gnio_runner_get_state(s->runner) == GNIO_RUNNER_HUNG) {
-		step_log(0, "rollback 1/5: kernel did not stop: %s: %s; failing closed, nothing freed",
-			 gnio_error_get_name(err), gnio_last_error_msg());
-		return 1;
+	int hung = 0, any = 0;
+	for (unsigned i = 0; i < s->nq; i++) {
+		struct run_queue *rq = &s->q[i];
+		if (!rq->runner || !rq->kernel_running)
+			continue;
+		any = 1;
+		gnio_error_t err = gnio_runner_stop(rq->runner, 5000);
+		if (err != GNIO_SUCCESS && gnio_runner_get_state(rq->runner) == GNIO_RUNNER_HUNG) {
+			step_log(0, "rollback 1/5: kernel of queue %u did not stop: %s: %s; failing closed, nothing freed",
+				 i, gnio_error_get_name(err), gnio_last_error_msg());
+			hung = 1;
+			continue;
+		}
+		rq->kernel_running = 0;
+		if (err != GNIO_SUCCESS)
+			step_log(0, "rollback 1/5: kernel of queue %u ended with %s: %s", i, gnio_error_get_name(err),
+				 gnio_last_error_msg());
 	}
-	s->kernel_running = 0;
-	if (err != GNIO_SUCCESS)
-		step_log(0, "rollback 1/5: kernel ended with %s: %s", gnio_error_get_name(err), gnio_last_error_msg());
-	else
-		step_log(quiet, "rollback 1/5: kernel stopped (stop flag set, completion polled within the deadline)");
-	return 0;
+	if (any && !hung)
+		step_log(quiet, "rollback 1/5: kernel%s stopped (stop flag set, completion polled within the deadline)",
+			 s->nq > 1 ? "s" : "");
+	return hung;
 }
 
 /* Rollback steps 2-4: buffer arrays (reverse order), rings and proxies, memory.
  * The eth queues stay (stopped, reusable) until destroy_rest(). */
 static void rollback_rest(struct run_state *s, int quiet)
 {
-	if (s->runner) {
-		gnio_runner_destroy(s->runner);
-		s->runner = NULL;
+	for (unsigned i = 0; i < s->nq; i++) {
+		if (s->q[i].runner)
+			gnio_runner_destroy(s->q[i].runner);
+		s->q[i].runner = NULL;
 	}
-	if (s->tx_pool)
-		gnio_buf_arr_destroy(s->tx_pool);
-	if (s->rx_pool)
-		gnio_buf_arr_destroy(s->rx_pool);
-	s->tx_pool = s->rx_pool = NULL;
+	for (unsigned i = s->nq; i-- > 0;) {
+		struct run_queue *rq = &s->q[i];
+		if (rq->tx_pool)
+			gnio_buf_arr_destroy(rq->tx_pool);
+		if (rq->rx_pool)
+			gnio_buf_arr_destroy(rq->rx_pool);
+		rq->tx_pool = rq->rx_pool = NULL;
+	}
 	step_log(quiet, "rollback 2/5: buffer arrays destroyed in reverse registration order");
-	enum gnio_ctx_state st;
-	if (s->txq && gnio_ctx_get_state(gnio_eth_txq_as_ctx(s->txq), &st) == GNIO_SUCCESS &&
-	    st == GNIO_CTX_STATE_STARTED)
-		gnio_ctx_stop(gnio_eth_txq_as_ctx(s->txq));
-	if (s->rxq && gnio_ctx_get_state(gnio_eth_rxq_as_ctx(s->rxq), &st) == GNIO_SUCCESS &&
-	    st == GNIO_CTX_STATE_STARTED)
-		gnio_ctx_stop(gnio_eth_rxq_as_ctx(s->rxq));
+	for (unsigned i = 0; i < s->nq; i++) {
+		struct run_queue *rq = &s->q[i];
+		enum gnio_ctx_state st;
+		if (rq->txq && gnio_ctx_get_state(gnio_eth_txq_as_ctx(rq->txq), &st) == GNIO_SUCCESS &&
+		    st == GNIO_CTX_STATE_STARTED)
+			gnio_ctx_stop(gnio_eth_txq_as_ctx(rq->txq));
+		if (rq->rxq && gnio_ctx_get_state(gnio_eth_rxq_as_ctx(rq->rxq), &st) == GNIO_SUCCESS &&
+		    st == GNIO_CTX_STATE_STARTED)
+			gnio_ctx_stop(gnio_eth_rxq_as_ctx(rq->rxq));
+	}
 	step_log(quiet, "rollback 3/5: GPU-visible rings and proxies stopped; eth queues kept");
-	if (s->stats_mem)
-		gnio_gpu_mem_free(s->gpu, s->stats_mem);
-	if (s->tx_mem)
-		gnio_gpu_mem_free(s->gpu, s->tx_mem);
-	if (s->rx_mem)
-		gnio_gpu_mem_free(s->gpu, s->rx_mem);
-	s->stats_mem = s->tx_mem = s->rx_mem = NULL;
-	s->stats = NULL;
+	for (unsigned i = 0; i < s->nq; i++) {
+		struct run_queue *rq = &s->q[i];
+		if (rq->stats_mem)
+			gnio_gpu_mem_free(s->gpu, rq->stats_mem);
+		if (rq->tx_mem)
+			gnio_gpu_mem_free(s->gpu, rq->tx_mem);
+		if (rq->rx_mem)
+			gnio_gpu_mem_free(s->gpu, rq->rx_mem);
+		rq->stats_mem = rq->tx_mem = rq->rx_mem = NULL;
+		rq->stats = NULL;
+	}
 	step_log(quiet, "rollback 4/5: device memory freed");
 }
 
 static void destroy_rest(struct run_state *s)
 {
-	if (s->txq)
-		gnio_eth_txq_destroy(s->txq);
-	if (s->rxq)
-		gnio_eth_rxq_destroy(s->rxq);
+	for (unsigned i = 0; i < s->nq; i++) {
+		if (s->q[i].txq)
+			gnio_eth_txq_destroy(s->q[i].txq);
+		if (s->q[i].rxq)
+			gnio_eth_rxq_destroy(s->q[i].rxq);
+		s->q[i].txq = NULL;
+		s->q[i].rxq = NULL;
+	}
 	if (s->peer)
 		gnio_sw_peer_close(s->peer);
 	if (s->dev)
 		gnio_dev_close(s->dev);
 	if (s->gpu)
 		gnio_gpu_destroy(s->gpu);
+	s->peer = NULL;
+	s->dev = NULL;
+	s->gpu = NULL;
 }
 
 static uint64_t ld(const uint64_t *p) { return gnio_load_acquire_u64(p); }
+
+static void sum_kernel(struct run_state *s, uint64_t *pk, uint64_t *by)
+{
+	*pk = *by = 0;
+	for (unsigned i = 0; i < s->nq; i++) {
+		/* packets is stored last with release: read it first. */
+		*pk += ld(&s->q[i].stats->packets);
+		*by += ld(&s->q[i].stats->bytes);
+	}
+}
+
+static uint64_t sum_heartbeat(struct run_state *s)
+{
+	uint64_t hb = 0;
+	for (unsigned i = 0; i < s->nq; i++)
+		hb += gnio_runner_get_heartbeat(s->q[i].runner);
+	return hb;
+}
+
+static void add_rx_stats(struct gnio_eth_rxq_stats *sum, const struct gnio_eth_rxq_stats *one)
+{
+	sum->rx_packets += one->rx_packets;
+	sum->rx_bytes += one->rx_bytes;
+	sum->released += one->released;
+	for (int k = 0; k < GNIO_DROP_REASON_COUNT; k++)
+		sum->dropped[k] += one->dropped[k];
+	sum->dropped_total += one->dropped_total;
+}
+
+static void sum_rx_stats(struct run_state *s, struct gnio_eth_rxq_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned i = 0; i < s->nq; i++) {
+		struct gnio_eth_rxq_stats one;
+		if (gnio_eth_rxq_get_stats(s->q[i].rxq, &one) == GNIO_SUCCESS)
+			add_rx_stats(sum, &one);
+	}
+}
+
+static uint64_t sum_offered(struct run_state *s)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < s->nq; i++) {
+		struct gnio_sw_peer_stats ps;
+		if (gnio_sw_peer_get_stats(s->peer, (uint16_t)i, &ps) == GNIO_SUCCESS)
+			n += ps.offered;
+	}
+	return n;
+}
+
+static int gen_all_done(struct run_state *s)
+{
+	for (unsigned i = 0; i < s->nq; i++)
+		if (!gnio_sw_peer_gen_done(s->peer, (uint16_t)i))
+			return 0;
+	return 1;
+}
 
 int gnio_cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {
 		.duration = 10, .wire = "sw:demo", .app = "count", .size = 64, .proto = "udp",
 		.ring = 4096, .burst = 256, .batch = 256, .flow_control = -1, .mem = "cpu_gpu",
-		.scope = "block", .threads = 256,
+		.scope = "block", .threads = 256, .queues = 1,
 	};
 	static const struct option longopts[] = {
 		{"duration", required_argument, 0, 'd'}, {"wire", required_argument, 0, 'w'},
@@ -215,11 +309,12 @@ int gnio_cmd_run(int argc, char **argv)
 		{"batch", required_argument, 0, 'b'},    {"flow-control", required_argument, 0, 'f'},
 		{"mem", required_argument, 0, 'm'},      {"recv-scope", required_argument, 0, 'S'},
 		{"threads", required_argument, 0, 't'},  {"json", no_argument, 0, 'j'},
+		{"queues", required_argument, 0, 'Q'},
 		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
 	optind = 1;
-	int c;
+	int c, size_given = 0;
 	uint64_t v;
 	while ((c = getopt_long(argc, argv, "hjq", longopts, NULL)) != -1) {
 		switch (c) {
@@ -251,15 +346,17 @@ int gnio_cmd_run(int argc, char **argv)
 				return GNIO_EXIT_USAGE;
 			}
 			break;
-		case 's': case 'r': case 'c': case 'R': case 'B': case 'b': case 't':
+		case 's': case 'r': case 'c': case 'R': case 'B': case 'b': case 't': case 'Q':
 			if (parse_u64(optarg, &v)) {
 				fprintf(stderr, "gnio run: --%s '%s' is not a non-negative integer\n",
 					c == 's' ? "size" : c == 'r' ? "rate" : c == 'c' ? "count" : c == 'R' ? "ring"
-					: c == 'B' ? "burst" : c == 'b' ? "batch" : "threads", optarg);
+					: c == 'B' ? "burst" : c == 'b' ? "batch" : c == 'Q' ? "queues" : "threads", optarg);
 				return GNIO_EXIT_USAGE;
 			}
-			if (c == 's')
+			if (c == 's') {
 				o.size = v > 0xffffffffu ? 0xffffffffu : (uint32_t)v;
+				size_given = 1;
+			}
 			else if (c == 'r')
 				o.rate = v;
 			else if (c == 'c')
@@ -270,6 +367,8 @@ int gnio_cmd_run(int argc, char **argv)
 				o.burst = (uint32_t)v;
 			else if (c == 'b')
 				o.batch = (uint32_t)v;
+			else if (c == 'Q')
+				o.queues = v > 1000 ? 1000 : (uint32_t)v;
 			else
 				o.threads = (uint32_t)v;
 			break;
@@ -281,6 +380,10 @@ int gnio_cmd_run(int argc, char **argv)
 		return GNIO_EXIT_USAGE;
 	}
 
+	if (o.queues < 1 || o.queues > RUN_MAX_QUEUES) {
+		fprintf(stderr, "gnio run: --queues %u is outside 1..%d\n", o.queues, RUN_MAX_QUEUES);
+		return GNIO_EXIT_USAGE;
+	}
 	const struct gnio_app *app = gnio_app_find(o.app);
 	if (!app) {
 		fprintf(stderr, "gnio run: unknown app '%s' (count, classify, echo)\n", o.app);
@@ -307,6 +410,8 @@ int gnio_cmd_run(int argc, char **argv)
 		fprintf(stderr, "gnio run: unknown --proto '%s' (udp, dns, tcp, http, icmp, arp, mix)\n", o.proto);
 		return GNIO_EXIT_USAGE;
 	}
+	if (!size_given && gnio_gen_min_frame(gen.proto) > o.size)
+		o.size = gnio_gen_min_frame(gen.proto); /* e.g. mix needs 97 bytes */
 	gen.frame_size = o.size;
 	gen.count = o.count;
 	gen.rate_pps = o.rate;
@@ -346,6 +451,8 @@ int gnio_cmd_run(int argc, char **argv)
 	char wire_spec[512];
 	if (!strncmp(o.wire, "null:", 5) && !strstr(o.wire, "size="))
 		snprintf(wire_spec, sizeof(wire_spec), "%s,size=%u", o.wire, o.size);
+	else if (is_sw && o.queues > 8 && !strstr(o.wire, "queues="))
+		snprintf(wire_spec, sizeof(wire_spec), "%s,queues=%u", o.wire, o.queues);
 	else
 		snprintf(wire_spec, sizeof(wire_spec), "%s", o.wire);
 	err = gnio_dev_open(wire_spec, &s.dev);
@@ -379,82 +486,102 @@ int gnio_cmd_run(int argc, char **argv)
 		}                                                                                             \
 	} while (0)
 
-	void *cpu_ptr;
-	RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, (size_t)o.ring * slot, 4096, rx_mem_type, &s.rx_mem, &cpu_ptr),
-		  "RX payload pool");
-	RUN_CHECK(gnio_buf_arr_create(s.gpu, s.rx_mem, slot, o.ring, &s.rx_pool), "RX buffer array");
-	RUN_CHECK(gnio_buf_arr_start(s.rx_pool), "RX buffer array start");
-	RUN_CHECK(gnio_eth_rxq_create(s.dev, o.burst, max_packet, &s.rxq), "RX queue");
-	RUN_CHECK(gnio_eth_rxq_set_num_packets(s.rxq, o.ring), "--ring");
-	RUN_CHECK(gnio_eth_rxq_set_flow_control(s.rxq, o.flow_control), "flow control");
-	RUN_CHECK(gnio_eth_rxq_set_pkt_buf(s.rxq, s.rx_pool), "RX pool registration");
-	RUN_CHECK(gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(s.rxq), s.gpu), "RX datapath");
-	RUN_CHECK(gnio_ctx_start(gnio_eth_rxq_as_ctx(s.rxq)), "RX queue start");
-	struct gnio_gpu_eth_rxq *rxh;
-	RUN_CHECK(gnio_eth_rxq_get_gpu_handle(s.rxq, &rxh), "RX GPU handle");
-	struct gnio_gpu_eth_txq *txh = NULL;
-	if (app->needs_tx) {
-		uint32_t tx_ring = 1024;
-		RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, (size_t)tx_ring * slot, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU, &s.tx_mem,
-					     &cpu_ptr), "TX payload pool");
-		RUN_CHECK(gnio_buf_arr_create(s.gpu, s.tx_mem, slot, tx_ring, &s.tx_pool), "TX buffer array");
-		RUN_CHECK(gnio_buf_arr_start(s.tx_pool), "TX buffer array start");
-		RUN_CHECK(gnio_eth_txq_create(s.dev, o.burst, &s.txq), "TX queue");
-		RUN_CHECK(gnio_eth_txq_set_num_packets(s.txq, tx_ring), "TX ring");
-		RUN_CHECK(gnio_eth_txq_set_pkt_buf(s.txq, s.tx_pool), "TX pool registration");
-		RUN_CHECK(gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(s.txq), s.gpu), "TX datapath");
-		RUN_CHECK(gnio_ctx_start(gnio_eth_txq_as_ctx(s.txq)), "TX queue start");
-		RUN_CHECK(gnio_eth_txq_get_gpu_handle(s.txq, &txh), "TX GPU handle");
+	if (caps.num_rx_queues && o.queues > caps.num_rx_queues) {
+		fprintf(stderr, "gnio run: --queues %u: the wire %s has %u RX queue(s)\n", o.queues, o.wire,
+			caps.num_rx_queues);
+		destroy_rest(&s);
+		return GNIO_EXIT_USAGE;
 	}
-	void *stats_cpu;
-	RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, sizeof(struct gnio_app_stats), GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU,
-				     &s.stats_mem, &stats_cpu), "kernel stats");
-	s.stats = stats_cpu;
-	struct gnio_app_args args = {
-		.rxq = rxh, .txq = txh, .stats = s.stats_mem, .max_batch = o.batch, .timeout_ns = 200000,
-		.blocks = 1, .threads = o.threads, .recv_scope = scope,
-	};
-	RUN_CHECK(gnio_runner_create(s.gpu, &s.runner), "runner");
+	s.nq = o.queues;
+	for (unsigned i = 0; i < s.nq; i++) {
+		struct run_queue *rq = &s.q[i];
+		void *cpu_ptr;
+		RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, (size_t)o.ring * slot, 4096, rx_mem_type, &rq->rx_mem, &cpu_ptr),
+			  "RX payload pool");
+		RUN_CHECK(gnio_buf_arr_create(s.gpu, rq->rx_mem, slot, o.ring, &rq->rx_pool), "RX buffer array");
+		RUN_CHECK(gnio_buf_arr_start(rq->rx_pool), "RX buffer array start");
+		RUN_CHECK(gnio_eth_rxq_create(s.dev, o.burst, max_packet, &rq->rxq), "RX queue");
+		RUN_CHECK(gnio_eth_rxq_set_queue_id(rq->rxq, (uint16_t)i), "RX queue id");
+		RUN_CHECK(gnio_eth_rxq_set_num_packets(rq->rxq, o.ring), "--ring");
+		RUN_CHECK(gnio_eth_rxq_set_flow_control(rq->rxq, o.flow_control), "flow control");
+		RUN_CHECK(gnio_eth_rxq_set_pkt_buf(rq->rxq, rq->rx_pool), "RX pool registration");
+		RUN_CHECK(gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(rq->rxq), s.gpu), "RX datapath");
+		RUN_CHECK(gnio_ctx_start(gnio_eth_rxq_as_ctx(rq->rxq)), "RX queue start");
+		struct gnio_gpu_eth_rxq *rxh;
+		RUN_CHECK(gnio_eth_rxq_get_gpu_handle(rq->rxq, &rxh), "RX GPU handle");
+		struct gnio_gpu_eth_txq *txh = NULL;
+		if (app->needs_tx) {
+			uint32_t tx_ring = 1024;
+			RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, (size_t)tx_ring * slot, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU,
+						     &rq->tx_mem, &cpu_ptr), "TX payload pool");
+			RUN_CHECK(gnio_buf_arr_create(s.gpu, rq->tx_mem, slot, tx_ring, &rq->tx_pool), "TX buffer array");
+			RUN_CHECK(gnio_buf_arr_start(rq->tx_pool), "TX buffer array start");
+			RUN_CHECK(gnio_eth_txq_create(s.dev, o.burst, &rq->txq), "TX queue");
+			RUN_CHECK(gnio_eth_txq_set_queue_id(rq->txq, (uint16_t)i), "TX queue id");
+			RUN_CHECK(gnio_eth_txq_set_num_packets(rq->txq, tx_ring), "TX ring");
+			RUN_CHECK(gnio_eth_txq_set_pkt_buf(rq->txq, rq->tx_pool), "TX pool registration");
+			RUN_CHECK(gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(rq->txq), s.gpu), "TX datapath");
+			RUN_CHECK(gnio_ctx_start(gnio_eth_txq_as_ctx(rq->txq)), "TX queue start");
+			RUN_CHECK(gnio_eth_txq_get_gpu_handle(rq->txq, &txh), "TX GPU handle");
+		}
+		void *stats_cpu;
+		RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, sizeof(struct gnio_app_stats), GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU,
+					     &rq->stats_mem, &stats_cpu), "kernel stats");
+		rq->stats = stats_cpu;
+		rq->args = (struct gnio_app_args){
+			.rxq = rxh, .txq = txh, .stats = rq->stats_mem, .max_batch = o.batch, .timeout_ns = 200000,
+			.blocks = 1, .threads = o.threads, .recv_scope = scope,
+		};
+		RUN_CHECK(gnio_runner_create(s.gpu, &rq->runner), "runner");
+	}
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	RUN_CHECK(gnio_runner_start(s.runner, kernel, &args), "kernel launch");
-	s.kernel_running = 1;
+	for (unsigned i = 0; i < s.nq; i++) {
+		RUN_CHECK(gnio_runner_start(s.q[i].runner, kernel, &s.q[i].args), "kernel launch");
+		s.q[i].kernel_running = 1;
+	}
 	if (is_sw) {
 		char name[192];
 		snprintf(name, sizeof(name), "%s", gnio_devinfo_get_name(gnio_dev_as_devinfo(s.dev)));
 		RUN_CHECK(gnio_sw_peer_open(name, &s.peer), "sw peer");
-		RUN_CHECK(gnio_sw_peer_gen_attach(s.peer, 0, &gen), "generator");
+		for (unsigned i = 0; i < s.nq; i++)
+			RUN_CHECK(gnio_sw_peer_gen_attach(s.peer, (uint16_t)i, &gen), "generator");
 	}
 	if (!o.quiet)
-		fprintf(stderr, "gnio: %s on %s, app %s, %u-byte %s frames%s, %s\n", on_cpu ? "CPU kernel" : "CUDA kernel",
-			o.wire, app->name, o.size, gnio_gen_proto_name(gen.proto), is_sw ? "" : " (from the wire)",
+		fprintf(stderr, "gnio: %s%s on %s, app %s, %u-byte %s frames%s, %u queue%s, %s\n",
+			on_cpu ? "CPU kernel" : "CUDA kernel", s.nq > 1 ? "s" : "", o.wire, app->name, o.size,
+			gnio_gen_proto_name(gen.proto), is_sw ? "" : " (from the wire)", s.nq, s.nq > 1 ? "s" : "",
 			o.duration > 0 ? "running" : "running until Ctrl-C");
 
 	double t0 = now_s(), last_t = t0, idle_since = t0;
-	uint64_t last_pk = 0, last_by = 0, last_hb = gnio_runner_get_heartbeat(s.runner);
+	uint64_t last_pk = 0, last_by = 0, last_hb = sum_heartbeat(&s);
 	int warned_idle = 0, kernel_failed = 0;
 	while (!stop_requested) {
 		sleep_ms(100);
 		double t = now_s();
 		if (o.duration > 0 && t - t0 >= o.duration)
 			break;
-		if (is_sw && o.count && gnio_sw_peer_gen_done(s.peer, 0) &&
-		    ld(&s.stats->packets) + 0 >= o.count)
+		uint64_t pk, by;
+		sum_kernel(&s, &pk, &by);
+		if (is_sw && o.count && gen_all_done(&s) && pk >= o.count * s.nq)
 			break;
-		enum gnio_runner_state rs = gnio_runner_get_state(s.runner);
-		if (rs != GNIO_RUNNER_RUNNING) {
-			fprintf(stderr, "gnio run: kernel %s early (last error %s)\n", gnio_runner_state_name(rs),
-				gnio_error_get_name((gnio_error_t)ld(&s.stats->last_error)));
+		int bad = -1;
+		for (unsigned i = 0; i < s.nq && bad < 0; i++)
+			if (gnio_runner_get_state(s.q[i].runner) != GNIO_RUNNER_RUNNING)
+				bad = (int)i;
+		if (bad >= 0) {
+			fprintf(stderr, "gnio run: kernel of queue %d %s early (last error %s)\n", bad,
+				gnio_runner_state_name(gnio_runner_get_state(s.q[bad].runner)),
+				gnio_error_get_name((gnio_error_t)ld(&s.q[bad].stats->last_error)));
 			kernel_failed = 1;
 			break;
 		}
 		if (t - last_t < 1.0)
 			continue;
-		uint64_t pk = ld(&s.stats->packets), by = ld(&s.stats->bytes);
-		uint64_t hb = gnio_runner_get_heartbeat(s.runner);
+		uint64_t hb = sum_heartbeat(&s);
 		struct gnio_eth_rxq_stats rst;
-		gnio_eth_rxq_get_stats(s.rxq, &rst);
+		sum_rx_stats(&s, &rst);
 		double dt = t - last_t;
 		if (pk != last_pk)
 			idle_since = t;
@@ -475,29 +602,33 @@ int gnio_cmd_run(int argc, char **argv)
 		last_hb = hb;
 	}
 	double t_end = now_s();
-	uint64_t measured = ld(&s.stats->packets), measured_bytes = ld(&s.stats->bytes);
+	uint64_t measured, measured_bytes;
+	sum_kernel(&s, &measured, &measured_bytes);
 	if (stop_requested && !o.quiet)
 		fprintf(stderr, "gnio: stop requested, rolling back\n");
 
 	/* Quiesce so the books close exactly: stop offering (sw generator), let
-	 * the proxy hand over what the wire still holds, stop taking frames from
-	 * the wire, and let the kernel consume everything in the ring. */
+	 * the proxies hand over what the wire still holds, stop taking frames
+	 * from the wire, and let the kernels consume everything in the rings. */
 	struct gnio_eth_rxq_stats rst;
+	int have_peer = s.peer != NULL;
 	if (s.peer) {
-		gnio_sw_peer_gen_detach(s.peer, 0);
+		for (unsigned i = 0; i < s.nq; i++)
+			gnio_sw_peer_gen_detach(s.peer, (uint16_t)i);
 		for (int i = 0; i < 200; i++) {
-			struct gnio_sw_peer_stats ps;
-			gnio_sw_peer_get_stats(s.peer, 0, &ps);
-			gnio_eth_rxq_get_stats(s.rxq, &rst);
-			if (rst.rx_packets + rst.dropped_total >= ps.offered)
+			sum_rx_stats(&s, &rst);
+			if (rst.rx_packets + rst.dropped_total >= sum_offered(&s))
 				break;
 			sleep_ms(5);
 		}
 	}
-	gnio_eth_rxq_quiesce(s.rxq);
+	for (unsigned i = 0; i < s.nq; i++)
+		gnio_eth_rxq_quiesce(s.q[i].rxq);
 	for (int i = 0; i < 500 && !kernel_failed; i++) {
-		gnio_eth_rxq_get_stats(s.rxq, &rst);
-		if (ld(&s.stats->packets) == rst.rx_packets)
+		uint64_t pk, by;
+		sum_rx_stats(&s, &rst);
+		sum_kernel(&s, &pk, &by);
+		if (pk == rst.rx_packets)
 			break;
 		sleep_ms(10);
 	}
@@ -506,26 +637,43 @@ int gnio_cmd_run(int argc, char **argv)
 		fprintf(stderr, "gnio run: kernel hung; memory left allocated on purpose (see docs/rollback.md)\n");
 		return GNIO_EXIT_FAIL;
 	}
-	/* The kernel is done: its counters are final. Copy them before step 4
-	 * frees the memory they live in. */
-	struct gnio_app_stats ks = *s.stats;
+	/* The kernels are done: their counters are final. Copy them before
+	 * step 4 frees the memory they live in. */
+	struct gnio_app_stats ks, qks[RUN_MAX_QUEUES];
+	memset(&ks, 0, sizeof(ks));
+	for (unsigned i = 0; i < s.nq; i++) {
+		qks[i] = *s.q[i].stats;
+		ks.packets += qks[i].packets;
+		ks.bytes += qks[i].bytes;
+		ks.errors += qks[i].errors;
+		ks.tx_packets += qks[i].tx_packets;
+		for (int k = 0; k < GNIO_PROTO_COUNT; k++)
+			ks.proto[k] += qks[i].proto[k];
+	}
+	uint64_t offered_gen = have_peer ? sum_offered(&s) : 0;
 	rollback_rest(&s, quiet_steps);
-	gnio_eth_rxq_get_stats(s.rxq, &rst);
+	struct gnio_eth_rxq_stats qrst[RUN_MAX_QUEUES];
+	memset(&rst, 0, sizeof(rst));
 	struct gnio_eth_txq_stats tst = {0};
-	if (s.txq)
-		gnio_eth_txq_get_stats(s.txq, &tst);
-	struct gnio_sw_peer_stats pst = {0};
-	if (s.peer)
-		gnio_sw_peer_get_stats(s.peer, 0, &pst);
+	for (unsigned i = 0; i < s.nq; i++) {
+		gnio_eth_rxq_get_stats(s.q[i].rxq, &qrst[i]);
+		add_rx_stats(&rst, &qrst[i]);
+		struct gnio_eth_txq_stats t1;
+		if (s.q[i].txq && gnio_eth_txq_get_stats(s.q[i].txq, &t1) == GNIO_SUCCESS) {
+			tst.tx_packets += t1.tx_packets;
+			tst.tx_errors += t1.tx_errors;
+		}
+	}
 	char dev_id[64], dev_name[128];
 	snprintf(dev_id, sizeof(dev_id), "%s", gnio_gpu_get_bus_id(s.gpu));
 	snprintf(dev_name, sizeof(dev_name), "%s", gnio_gpu_get_name(s.gpu));
+	unsigned nq = s.nq;
 	destroy_rest(&s);
 	step_log(quiet_steps, "rollback 5/5: wire and device closed");
 
 	/* offered: what the peer put on the wire when we can see it (sw), else
 	 * everything the wire delivered. */
-	uint64_t offered = s.peer ? pst.offered : rst.rx_packets + rst.dropped_total;
+	uint64_t offered = have_peer ? offered_gen : rst.rx_packets + rst.dropped_total;
 	double secs = t_end - t0 > 0 ? t_end - t0 : 1e-9;
 	double mpps = (double)measured / secs / 1e6;
 	double gbps = (double)measured_bytes * 8 / secs / 1e9;
@@ -541,6 +689,7 @@ int gnio_cmd_run(int argc, char **argv)
 		printf("  wire            %s\n", o.wire);
 		printf("  device          %s (%s)\n", dev_id, dev_name);
 		printf("  app             %s\n", app->name);
+		printf("  queues          %u\n", nq);
 		printf("  duration        %.2f s\n", secs);
 		printf("  offered         %llu\n", (unsigned long long)offered);
 		printf("  rx_packets      %llu (handed to the kernel)\n", (unsigned long long)rst.rx_packets);
@@ -551,6 +700,11 @@ int gnio_cmd_run(int argc, char **argv)
 				printf(" %s=%llu", gnio_drop_reason_name(i), (unsigned long long)rst.dropped[i]);
 		printf("\n  tx_packets      %llu\n", (unsigned long long)tst.tx_packets);
 		printf("  rate            %.3f Mpps, %.3f Gbit/s (kernel, over the run)\n", mpps, gbps);
+		if (nq > 1)
+			for (unsigned i = 0; i < nq; i++)
+				printf("    queue %-2u      kernel %llu, rx %llu, dropped %llu\n", i,
+				       (unsigned long long)qks[i].packets, (unsigned long long)qrst[i].rx_packets,
+				       (unsigned long long)qrst[i].dropped_total);
 		if (!strcmp(app->name, "classify")) {
 			printf("  protocols      ");
 			for (int i = 0; i < GNIO_PROTO_COUNT; i++)
@@ -569,11 +723,12 @@ int gnio_cmd_run(int argc, char **argv)
 		json_str(&j, "device_name", dev_name);
 		json_str(&j, "backend", on_cpu ? "cpu" : "cuda");
 		json_str(&j, "app", app->name);
+		json_u64(&j, "queues", nq);
 		json_u64(&j, "frame_size", o.size);
 		json_str(&j, "proto", gnio_gen_proto_name(gen.proto));
 		json_dbl(&j, "duration_s", secs);
 		json_u64(&j, "offered", offered);
-		json_str(&j, "offered_source", s.peer ? "generator" : "wire");
+		json_str(&j, "offered_source", have_peer ? "generator" : "wire");
 		json_u64(&j, "rx_packets", rst.rx_packets);
 		json_u64(&j, "rx_bytes", rst.rx_bytes);
 		json_u64(&j, "kernel_packets", ks.packets);
@@ -598,6 +753,16 @@ int gnio_cmd_run(int argc, char **argv)
 		}
 		json_u64(&j, "kernel_errors", ks.errors);
 		json_bool(&j, "balanced", balanced);
+		json_arr_begin(&j, "per_queue");
+		for (unsigned i = 0; i < nq; i++) {
+			json_obj_begin(&j, NULL);
+			json_u64(&j, "queue", i);
+			json_u64(&j, "rx_packets", qrst[i].rx_packets);
+			json_u64(&j, "kernel_packets", qks[i].packets);
+			json_u64(&j, "dropped_total", qrst[i].dropped_total);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
 		json_obj_end(&j);
 		json_finish(&j);
 	}

@@ -542,6 +542,42 @@ static gnio_error_t umem_error(struct afxdp_wire *w, int e, uint64_t size)
 			 "afxdp:%s: cannot register UMEM: %s", w->ifname, strerror(e));
 }
 
+/* Bind the socket: zero-copy first unless told, then copy.
+ *
+ * EBUSY right after another process closed its socket on this queue is not a
+ * live owner: the kernel detaches a closed socket's buffer pool from the
+ * queue in deferred work (xp_put_pool -> xp_release_deferred, which takes
+ * rtnl_lock), so a new bind can race it, for tens of milliseconds and much
+ * longer while namespaces are being torn down elsewhere (cleanup_net holds
+ * rtnl). Only a process holding our per-interface flock is a live gnio owner
+ * (that case never gets here), so retry EBUSY for up to BIND_BUSY_MS before
+ * reporting IN_USE (then it is a live foreign AF_XDP user). */
+#define BIND_BUSY_MS 5000
+static int xsk_bind(struct afxdp_wire *w, struct xq *q, uint16_t qid, struct xsk_socket_config *sc)
+{
+	const uint32_t first = sc->bind_flags;
+	int ret, waited_ms = 0;
+
+	for (;;) {
+		sc->bind_flags = first;
+		ret = xsk_socket__create(&q->xsk, w->ifname, qid, q->umem, &q->rx, &q->tx, sc);
+		if (ret && !w->force_copy) {
+			sc->bind_flags = XDP_USE_NEED_WAKEUP | XDP_COPY;
+			ret = xsk_socket__create(&q->xsk, w->ifname, qid, q->umem, &q->rx, &q->tx, sc);
+		}
+		if (ret != -EBUSY || waited_ms >= BIND_BUSY_MS)
+			break;
+		if (!waited_ms)
+			GNIO_LOG_INFO(COMP, "%s@%u: queue still bound to a closed AF_XDP socket; waiting for the "
+				      "kernel to release it", w->ifname, qid);
+		usleep(10000);
+		waited_ms += 10;
+	}
+	if (waited_ms && !ret)
+		GNIO_LOG_INFO(COMP, "%s@%u: queue released after %d ms", w->ifname, qid, waited_ms);
+	return ret;
+}
+
 /* Create the socket of queue id qid. rx_cfg: the RX queue's config (pool as
  * UMEM candidate) or NULL when the TX side comes first. */
 static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cfg *cfg, int is_rx,
@@ -633,11 +669,7 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		sc.bind_flags |= XDP_ZEROCOPY;
 	else
 		sc.bind_flags |= XDP_ZEROCOPY; /* try zero-copy first, then copy */
-	ret = xsk_socket__create(&q->xsk, w->ifname, qid, q->umem, &q->rx, &q->tx, &sc);
-	if (ret && !w->force_copy) {
-		sc.bind_flags = XDP_USE_NEED_WAKEUP | XDP_COPY;
-		ret = xsk_socket__create(&q->xsk, w->ifname, qid, q->umem, &q->rx, &q->tx, &sc);
-	}
+	ret = xsk_bind(w, q, qid, &sc);
 	if (ret) {
 		int e = -ret;
 
@@ -650,8 +682,9 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 			return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP,
 					 "afxdp:%s: zero-copy (zc=1) is not supported by this driver", w->ifname);
 		if (e == EBUSY)
-			return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afxdp:%s@%u: queue already has an AF_XDP socket",
-					 w->ifname, qid);
+			return gnio_fail(GNIO_ERROR_IN_USE, COMP,
+					 "afxdp:%s@%u: queue already has an AF_XDP socket (still bound after %d s)",
+					 w->ifname, qid, BIND_BUSY_MS / 1000);
 		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afxdp:%s@%u: socket bind failed: %s",
 				 w->ifname, qid, strerror(e));
 	}
