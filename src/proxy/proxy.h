@@ -31,6 +31,8 @@ struct gnio_proxy_thread {
 gnio_error_t gnio_proxy_thread_start(struct gnio_proxy_thread *t);
 void gnio_proxy_thread_stop(struct gnio_proxy_thread *t);
 
+#define GNIO_RX_STAGE_DEPTH 8
+
 struct gnio_rx_proxy {
 	const struct gnio_wire_ops *ops;
 	void *wq;
@@ -47,6 +49,15 @@ struct gnio_rx_proxy {
 	uint8_t *pool_dev;              /* device pool when staging, else NULL */
 	uint64_t pool_size;
 	void *stage_stream;             /* staging copies (GPU-memory pools) */
+	/* Staged batches whose copy to the device is in flight, published in
+	 * order as their fences complete, so copies overlap the next bursts. */
+	struct gnio_rx_stage {
+		void *fence;
+		uint64_t end;      /* prod after this batch */
+		uint64_t bytes;
+	} stage[GNIO_RX_STAGE_DEPTH];
+	unsigned stage_head, stage_count;
+	uint64_t staged;                /* entries filled (>= prod); == prod unless staging */
 	uint64_t prod;
 	uint64_t cached_cons;
 	uint64_t zc_released;           /* zero-copy: entries handed back to the wire */

@@ -31,6 +31,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static unsigned stage_reap(struct gnio_rx_proxy *p, int wait);
+
 gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p)
 {
 	p->frames = calloc(p->burst, sizeof(*p->frames));
@@ -53,6 +55,8 @@ gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p)
 
 void gnio_rx_proxy_fini(struct gnio_rx_proxy *p)
 {
+	if (p->pool_dev && p->stage_count)
+		stage_reap(p, 1);
 	if (p->stage_stream)
 		p->gpu->ops->stream_destroy(p->gpu, p->stage_stream);
 	free(p->frames);
@@ -69,11 +73,10 @@ static inline uint8_t *slot(struct gnio_rx_proxy *p, uint64_t idx)
 	return p->pool_cpu + (uint64_t)(idx & p->mask) * p->slot_size;
 }
 
-/* Copy the frames of entries [first, first+n) from the host mirror to the
- * device pool (only `width` bytes of each slot: the longest frame of the
- * batch), then wait for the copy so the publish that follows covers it.
- * Returns 0 when the bytes landed, -1 when the device refused the copy. */
-static int stage_to_device(struct gnio_rx_proxy *p, uint64_t first, uint32_t n, uint32_t width)
+/* Start copying the frames of entries [first, first+n) from the host mirror
+ * to the device pool (only `width` bytes of each slot: the longest frame of
+ * the batch) and record a fence behind them. */
+static gnio_error_t stage_issue(struct gnio_rx_proxy *p, uint64_t first, uint32_t n, uint32_t width, void **fence)
 {
 	const struct gnio_gpu_ops *ops = p->gpu->ops;
 	gnio_error_t err = GNIO_SUCCESS;
@@ -93,14 +96,51 @@ static int stage_to_device(struct gnio_rx_proxy *p, uint64_t first, uint32_t n, 
 		first += run;
 		n -= run;
 	}
-	void *fence = NULL;
-	int done = -1;
-	if (err == GNIO_SUCCESS && ops->fence_record(p->gpu, p->stage_stream, &fence) == GNIO_SUCCESS) {
-		while ((done = ops->fence_done(p->gpu, fence)) == 0)
+	if (err == GNIO_SUCCESS)
+		err = ops->fence_record(p->gpu, p->stage_stream, fence);
+	return err;
+}
+
+/* Publish staged batches whose copies have landed, oldest first. With wait,
+ * block until all have. A failed copy drops every staged batch (they cannot
+ * be published out of order) and counts them as device_error. */
+static unsigned stage_reap(struct gnio_rx_proxy *p, int wait)
+{
+	const struct gnio_gpu_ops *ops = p->gpu->ops;
+	unsigned published = 0;
+	while (p->stage_count) {
+		struct gnio_rx_stage *st = &p->stage[p->stage_head];
+		int done = ops->fence_done(p->gpu, st->fence);
+		if (done == 0 && wait) {
 			gnio_cpu_relax();
-		ops->fence_destroy(p->gpu, fence);
+			continue;
+		}
+		if (done == 0)
+			break;
+		if (done < 0) {
+			uint64_t lost = p->staged - p->prod;
+			STAT_ADD(p->dropped[GNIO_DROP_DEVICE_ERROR], lost);
+			gnio_ctx_post_event(p->ctx, GNIO_PE_EVENT_WIRE_ERROR, GNIO_ERROR_DRIVER, p->prod,
+					    "copy of %llu RX frames into device memory failed: %s",
+					    (unsigned long long)lost, gnio_last_error_msg());
+			while (p->stage_count) {
+				ops->fence_destroy(p->gpu, p->stage[p->stage_head].fence);
+				p->stage_head = (p->stage_head + 1) % GNIO_RX_STAGE_DEPTH;
+				p->stage_count--;
+			}
+			p->staged = p->prod; /* refill those entries later */
+			break;
+		}
+		ops->fence_destroy(p->gpu, st->fence);
+		published += (unsigned)(st->end - p->prod);
+		STAT_ADD(p->rx_packets, st->end - p->prod);
+		STAT_ADD(p->rx_bytes, st->bytes);
+		p->prod = st->end;
+		gnio_rx_ring_publish(p->sh, p->prod);
+		p->stage_head = (p->stage_head + 1) % GNIO_RX_STAGE_DEPTH;
+		p->stage_count--;
 	}
-	return done == 1 ? 0 : -1;
+	return published;
 }
 
 static unsigned drop_reason(const struct gnio_rx_proxy *p, uint32_t len)
@@ -178,32 +218,39 @@ unsigned gnio_rx_proxy_step(void *arg)
 	if (p->zero_copy)
 		return rx_step_zc(p);
 
-	uint32_t free_entries = gnio_rx_ring_free_slots(p->sh, p->prod, &p->cached_cons, p->size);
+	unsigned reaped = 0;
+	if (p->pool_dev) {
+		reaped = stage_reap(p, 0);
+		if (p->stage_count == GNIO_RX_STAGE_DEPTH)
+			return reaped; /* every copy slot busy: let them land */
+	}
+	/* Fill point: entries up to `staged` are taken (published or in copy). */
+	uint32_t free_entries = gnio_rx_ring_free_slots(p->sh, p->staged, &p->cached_cons, p->size);
 	if (free_entries < p->burst) {
 		/* The cached consumer index refreshes only when it says "full";
 		 * before dropping frames as ring_full (or holding them back with
 		 * flow control) read the real one. ACQUIRE(rx.cons) pairs with
 		 * RELEASE(rx.cons) in gnio_rx_ring_release(). */
 		p->cached_cons = gnio_load_acquire_u64(&p->sh->cons);
-		free_entries = p->size - (uint32_t)(p->prod - p->cached_cons);
+		free_entries = p->size - (uint32_t)(p->staged - p->cached_cons);
 	}
 	unsigned want = p->burst;
 	if (p->flow_control) {
 		if (free_entries < want)
 			want = free_entries;
 		if (!want)
-			return 0;
+			return reaped;
 	}
 	for (unsigned i = 0; i < want; i++) {
 		struct gnio_wire_frame *f = &p->frames[i];
-		f->data = i < free_entries ? slot(p, p->prod + i) : p->scratch + (size_t)(i - free_entries) * p->cap;
+		f->data = i < free_entries ? slot(p, p->staged + i) : p->scratch + (size_t)(i - free_entries) * p->cap;
 		f->cap = p->cap;
 		f->len = 0;
 		f->ts_ns = 0;
 	}
 	unsigned got = p->ops->rx_burst(p->wq, p->frames, want);
 	if (!got)
-		return 0;
+		return reaped;
 	if (got > free_entries) {
 		/* The consumer may have released entries while the wire filled
 		 * the burst: look again before dropping anything as ring_full.
@@ -211,7 +258,7 @@ unsigned gnio_rx_proxy_step(void *arg)
 		 * ACQUIRE(rx.cons): pairs with RELEASE(rx.cons) in
 		 * gnio_rx_ring_release(). */
 		p->cached_cons = gnio_load_acquire_u64(&p->sh->cons);
-		free_entries = p->size - (uint32_t)(p->prod - p->cached_cons);
+		free_entries = p->size - (uint32_t)(p->staged - p->cached_cons);
 	}
 
 	uint64_t ts = 0, bytes = 0;
@@ -227,7 +274,7 @@ unsigned gnio_rx_proxy_step(void *arg)
 		}
 		if (f->len > longest)
 			longest = f->len;
-		uint64_t idx = p->prod + kept;
+		uint64_t idx = p->staged + kept;
 		uint8_t *dst = slot(p, idx);
 		if (f->data != dst)
 			memmove(dst, f->data, f->len); /* close a hole left by a drop */
@@ -241,16 +288,26 @@ unsigned gnio_rx_proxy_step(void *arg)
 		bytes += f->len;
 		kept++;
 	}
-	if (kept && p->pool_dev && stage_to_device(p, p->prod, kept, longest)) {
-		/* The bytes are not on the device: publishing would hand the
-		 * kernel stale slots. Count them and tell the application. */
-		STAT_ADD(p->dropped[GNIO_DROP_DEVICE_ERROR], kept);
-		gnio_ctx_post_event(p->ctx, GNIO_PE_EVENT_WIRE_ERROR, GNIO_ERROR_DRIVER, p->prod,
-				    "copy of %u RX frames into device memory failed: %s", kept, gnio_last_error_msg());
+	if (kept && p->pool_dev) {
+		struct gnio_rx_stage *st = &p->stage[(p->stage_head + p->stage_count) % GNIO_RX_STAGE_DEPTH];
+		if (stage_issue(p, p->staged, kept, longest, &st->fence) != GNIO_SUCCESS) {
+			/* The bytes will not reach the device: never publish them. */
+			STAT_ADD(p->dropped[GNIO_DROP_DEVICE_ERROR], kept);
+			gnio_ctx_post_event(p->ctx, GNIO_PE_EVENT_WIRE_ERROR, GNIO_ERROR_DRIVER, p->staged,
+					    "copy of %u RX frames into device memory failed: %s", kept,
+					    gnio_last_error_msg());
+			return got;
+		}
+		p->staged += kept;
+		st->end = p->staged;
+		st->bytes = bytes;
+		p->stage_count++;
+		stage_reap(p, 0);
 		return got;
 	}
 	if (kept) {
 		p->prod += kept;
+		p->staged = p->prod;
 		gnio_rx_ring_publish(p->sh, p->prod);
 		STAT_ADD(p->rx_packets, kept);
 		STAT_ADD(p->rx_bytes, bytes);
@@ -260,6 +317,8 @@ unsigned gnio_rx_proxy_step(void *arg)
 
 void gnio_rx_proxy_drain(struct gnio_rx_proxy *p)
 {
+	if (p->pool_dev)
+		stage_reap(p, 1); /* publish what is already in flight */
 	if (p->ops->rx_quiesce)
 		p->ops->rx_quiesce(p->wq);
 	/* Bounded: a live wire may never run dry. */

@@ -10,7 +10,7 @@ wire_suite afxdp
 
 # skb (generic) mode forced
 sink_start "$NSA" skb --wire "afxdp:$VA,mode=skb" --count 1000 --duration 10 --verify || die "sink"
-ip netns exec "$NSB" "$GNIO" gen --wire "afxdp:$VB" --count 1000 >/dev/null
+ip netns exec "$NSB" "$GNIO" gen --wire "afxdp:$VB" --count 1000 >/dev/null || bad "gen 1000"
 sink_wait
 expect "afxdp mode=skb: received" "$(json $TMPD/skb.json "j['rx_packets']")" 1000
 expect "afxdp mode=skb: mode reported" "$(json $TMPD/skb.json "j['mode'].split(',')[0]")" skb
@@ -21,7 +21,7 @@ kill -9 "$SINKPID"; wait "$SINKPID" 2>/dev/null
 if ip -n "$NSA" link show "$VA" | grep -q "prog/xdp\|xdp"; then ok "killed run left its XDP program"; else
 	bad "expected a leftover XDP program after SIGKILL"; fi
 GNIO_LOG_LEVEL=warning sink_start "$NSA" after --wire "afxdp:$VA" --count 1000 --duration 10 --verify || die "sink after kill"
-ip netns exec "$NSB" "$GNIO" gen --wire "afxdp:$VB" --count 1000 >/dev/null
+ip netns exec "$NSB" "$GNIO" gen --wire "afxdp:$VB" --count 1000 >/dev/null || bad "gen 1000"
 sink_wait
 expect "afxdp after SIGKILL: received" "$(json $TMPD/after.json "j['rx_packets']")" 1000
 if grep -q "removed XDP program" "$TMPD/after.err"; then ok "stale program removal logged"; else

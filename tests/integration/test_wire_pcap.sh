@@ -24,7 +24,7 @@ expect "replay: received and verified" "$(json $TMPD/s.json "(j['rx_packets'], j
 expect "loop=3 replays three times" "$(json $TMPD/l.json "j['rx_packets']")" 3000
 
 # recorded timing: 20 frames 50 ms apart take about a second
-"$GNIO" gen --wire "pcap:,out=$TMPD/t.pcap" --count 20 --rate 20 >/dev/null
+"$GNIO" gen --wire "pcap:,out=$TMPD/t.pcap" --count 20 --rate 20 >/dev/null || bad "gen paced pcap"
 "$GNIO" sink --wire "pcap:$TMPD/t.pcap,timing=recorded" --count 20 --json >"$TMPD/t.json" 2>/dev/null
 expect "timing=recorded: all frames" "$(json $TMPD/t.json "j['rx_packets']")" 20
 expect "timing=recorded: paced (0.8..1.5 s)" "$(json $TMPD/t.json "0.8 < j['active_s'] < 1.5")" True

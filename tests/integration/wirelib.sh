@@ -136,7 +136,7 @@ wire_suite() {
 	BGPIDS="$BGPIDS $TD"
 	sleep 1
 	ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1 --proto http --size 300 >/dev/null || bad "gen tx"
-	"$GNIO" gen --wire "pcap:,out=$TMPD/ref.pcap" --count 1 --proto http --size 300 >/dev/null
+	"$GNIO" gen --wire "pcap:,out=$TMPD/ref.pcap" --count 1 --proto http --size 300 >/dev/null || bad "gen ref pcap"
 	for _ in $(seq 50); do kill -0 $TD 2>/dev/null || break; sleep 0.1; done
 	kill $TD 2>/dev/null
 	wait $TD 2>/dev/null
@@ -149,7 +149,7 @@ wire_suite() {
 	fi
 
 	# 6. tcpreplay of a capture: gnio counts exactly its frames
-	"$GNIO" gen --wire "pcap:,out=$TMPD/replay.pcap" --count 500 --proto mix --size 200 >/dev/null
+	"$GNIO" gen --wire "pcap:,out=$TMPD/replay.pcap" --count 500 --proto mix --size 200 >/dev/null || bad "gen replay pcap"
 	local nrep
 	nrep=$(tcpdump -r "$TMPD/replay.pcap" 2>/dev/null | wc -l)
 	if command -v tcpreplay >/dev/null; then
@@ -190,7 +190,7 @@ PYEOF
 		local RP=$!
 		BGPIDS="$BGPIDS $RP"
 		sleep 1.5
-		ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1000 --rate 100000 >/dev/null
+		ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1000 --rate 100000 >/dev/null || bad "gen for gnio run"
 		wait $RP
 		expect "$W gnio run: offered == rx_packets + dropped_total" \
 			"$(json $TMPD/run.json "j['offered'] == j['rx_packets'] + j['dropped_total']")" True

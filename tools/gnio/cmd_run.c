@@ -557,6 +557,9 @@ int gnio_cmd_run(int argc, char **argv)
 	double t0 = now_s(), last_t = t0, idle_since = t0;
 	uint64_t last_pk = 0, last_by = 0, last_hb = sum_heartbeat(&s);
 	int warned_idle = 0, kernel_failed = 0;
+	/* Steady-state window: from the first live tick (start-up excluded). */
+	double t_warm = 0;
+	uint64_t pk_warm = 0, by_warm = 0;
 	while (!stop_requested) {
 		sleep_ms(100);
 		double t = now_s();
@@ -579,6 +582,11 @@ int gnio_cmd_run(int argc, char **argv)
 		}
 		if (t - last_t < 1.0)
 			continue;
+		if (t_warm == 0) {
+			t_warm = t;
+			pk_warm = pk;
+			by_warm = by;
+		}
 		uint64_t hb = sum_heartbeat(&s);
 		struct gnio_eth_rxq_stats rst;
 		sum_rx_stats(&s, &rst);
@@ -677,6 +685,9 @@ int gnio_cmd_run(int argc, char **argv)
 	double secs = t_end - t0 > 0 ? t_end - t0 : 1e-9;
 	double mpps = (double)measured / secs / 1e6;
 	double gbps = (double)measured_bytes * 8 / secs / 1e9;
+	double steady_s = t_warm > 0 && t_end - t_warm > 0.5 ? t_end - t_warm : 0;
+	double mpps_steady = steady_s ? (double)(measured - pk_warm) / steady_s / 1e6 : mpps;
+	double gbps_steady = steady_s ? (double)(measured_bytes - by_warm) * 8 / steady_s / 1e9 : gbps;
 	int balanced = offered == rst.rx_packets + rst.dropped_total;
 	int consumed = ks.packets == rst.rx_packets;
 	uint64_t proto_sum = 0;
@@ -700,6 +711,8 @@ int gnio_cmd_run(int argc, char **argv)
 				printf(" %s=%llu", gnio_drop_reason_name(i), (unsigned long long)rst.dropped[i]);
 		printf("\n  tx_packets      %llu\n", (unsigned long long)tst.tx_packets);
 		printf("  rate            %.3f Mpps, %.3f Gbit/s (kernel, over the run)\n", mpps, gbps);
+		printf("  steady rate     %.3f Mpps, %.3f Gbit/s (after the first second)\n", mpps_steady,
+		       gbps_steady);
 		if (nq > 1)
 			for (unsigned i = 0; i < nq; i++)
 				printf("    queue %-2u      kernel %llu, rx %llu, dropped %llu\n", i,
@@ -742,6 +755,8 @@ int gnio_cmd_run(int argc, char **argv)
 		json_u64(&j, "tx_errors", tst.tx_errors);
 		json_dbl(&j, "mpps", mpps);
 		json_dbl(&j, "gbps", gbps);
+		json_dbl(&j, "mpps_steady", mpps_steady);
+		json_dbl(&j, "gbps_steady", gbps_steady);
 		json_bool(&j, "flow_control", o.flow_control);
 		json_str(&j, "rx_mem", o.mem);
 		if (!strcmp(app->name, "classify")) {

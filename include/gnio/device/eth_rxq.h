@@ -13,6 +13,9 @@
 
 #include "../impl/ring.h"
 #include "time.h"
+#if !GNIO_ON_GPU
+#include <sched.h>
+#endif
 
 /* @since 0.1 dev_rxq_recv: Device-side receive (thread, warp, block scope) */
 GNIO_DEV gnio_error_t gnio_dev_eth_rxq_recv_thread(const struct gnio_gpu_eth_rxq *q, uint32_t max,
@@ -28,8 +31,17 @@ GNIO_DEV gnio_error_t gnio_dev_eth_rxq_recv_thread(const struct gnio_gpu_eth_rxq
 	uint32_t n = gnio_rx_ring_take(q, max, first);
 	if (n == 0 && timeout_ns != 0) {
 		uint64_t start = gnio_dev_time_ns();
+		unsigned spins = 0;
 		do {
 			gnio_cpu_relax();
+#if !GNIO_ON_GPU
+			/* A CPU-device kernel shares cores with the proxies that
+			 * feed it: after a short spin, let them run. */
+			if (++spins > 64)
+				sched_yield();
+#else
+			(void)spins;
+#endif
 			n = gnio_rx_ring_take(q, max, first);
 		} while (n == 0 && gnio_dev_time_ns() - start < timeout_ns);
 	}

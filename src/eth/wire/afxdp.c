@@ -568,8 +568,9 @@ static int xsk_bind(struct afxdp_wire *w, struct xq *q, uint16_t qid, struct xsk
 		if (ret != -EBUSY || waited_ms >= BIND_BUSY_MS)
 			break;
 		if (!waited_ms)
-			GNIO_LOG_INFO(COMP, "%s@%u: queue still bound to a closed AF_XDP socket; waiting for the "
-				      "kernel to release it", w->ifname, qid);
+			GNIO_LOG_INFO(COMP, "%s@%u: queue busy; a socket closed just now is released by the "
+				      "kernel asynchronously: retrying for up to %d s", w->ifname, qid,
+				      BIND_BUSY_MS / 1000);
 		usleep(10000);
 		waited_ms += 10;
 	}
