@@ -55,6 +55,7 @@ struct opts {
 	enum gnio_gpu_mem_type rx_mem;
 	int legs;
 	int yield; /* --poll yield */
+	int pin;   /* CPU for the peer and both proxies; -1 none */
 	int json;
 };
 
@@ -111,7 +112,7 @@ static void usage(FILE *f)
 		"usage: gnio_latency_bench [--gpu BUSID|cpu] [--size N] [--count N] [--warmup N]\n"
 		"                          [--recv-scope thread|warp|block] [--threads N]\n"
 		"                          [--rx-mem cpu_gpu|gpu] [--timeout-ms N] [--poll spin|yield]\n"
-		"                          [--legs] [--json]\n"
+		"                          [--pin CPU] [--legs] [--json]\n"
 		"Ping-pong one frame at a time through the echo app over an sw wire;\n"
 		"prints round-trip percentiles in microseconds.\n"
 		"  --gpu       device (default: the best present, see gnio_gpu_pick_best)\n"
@@ -123,6 +124,8 @@ static void usage(FILE *f)
 		"  --timeout-ms  a frame not back after this is lost (default 1000)\n"
 		"  --poll      peer waits by spinning (default) or sched_yield between polls:\n"
 		"              yield leaves the core to the proxies when cores are few\n"
+		"  --pin       run the peer and both proxy threads on this CPU, leaving the\n"
+		"              others to the CPU device's kernel thread (default: no pinning)\n"
 		"  --legs      also split each trip at the TX proxy's wire stamp\n"
 		"  --json      last stdout line: one JSON object with the results\n");
 }
@@ -144,12 +147,19 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{"gpu", required_argument, NULL, 'g'},	 {"size", required_argument, NULL, 's'},
-		{"count", required_argument, NULL, 'n'}, {"warmup", required_argument, NULL, 'w'},
-		{"recv-scope", required_argument, NULL, 'r'}, {"threads", required_argument, NULL, 't'},
-		{"rx-mem", required_argument, NULL, 'm'}, {"timeout-ms", required_argument, NULL, 'T'},
-		{"poll", required_argument, NULL, 'p'},	 {"legs", no_argument, NULL, 'l'},
-		{"json", no_argument, NULL, 'j'},	 {"help", no_argument, NULL, 'h'},
+		{"gpu", required_argument, NULL, 'g'},
+		{"size", required_argument, NULL, 's'},
+		{"count", required_argument, NULL, 'n'},
+		{"warmup", required_argument, NULL, 'w'},
+		{"recv-scope", required_argument, NULL, 'r'},
+		{"threads", required_argument, NULL, 't'},
+		{"rx-mem", required_argument, NULL, 'm'},
+		{"timeout-ms", required_argument, NULL, 'T'},
+		{"poll", required_argument, NULL, 'p'},
+		{"pin", required_argument, NULL, 'P'},
+		{"legs", no_argument, NULL, 'l'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
@@ -162,6 +172,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->scope = 2;
 	o->timeout_ms = 1000;
 	o->rx_mem = GNIO_GPU_MEM_TYPE_CPU_GPU;
+	o->pin = -1;
 	while ((c = getopt_long(argc, argv, "", lo, &idx)) != -1) {
 		switch (c) {
 		case 'g':
@@ -211,6 +222,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			else
 				goto bad;
 			break;
+		case 'P':
+			if (parse_u64(optarg, 0, CPU_SETSIZE - 1, &v))
+				goto bad;
+			o->pin = (int)v;
+			break;
 		case 'l':
 			o->legs = 1;
 			break;
@@ -257,6 +273,7 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o)
 	TRY(gnio_eth_rxq_create(p->dev, BURST, max_pkt, &p->rxq));
 	TRY(gnio_eth_rxq_set_num_packets(p->rxq, RING_ENTRIES));
 	TRY(gnio_eth_rxq_set_pkt_buf(p->rxq, p->rx_arr));
+	TRY(gnio_eth_rxq_set_proxy_cpu(p->rxq, o->pin));
 	TRY(gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(p->rxq), p->gpu));
 	TRY(gnio_ctx_start(gnio_eth_rxq_as_ctx(p->rxq)));
 	TRY(gnio_eth_rxq_get_gpu_handle(p->rxq, &p->args.rxq));
@@ -268,6 +285,7 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o)
 	TRY(gnio_eth_txq_create(p->dev, BURST, &p->txq));
 	TRY(gnio_eth_txq_set_num_packets(p->txq, RING_ENTRIES));
 	TRY(gnio_eth_txq_set_pkt_buf(p->txq, p->tx_arr));
+	TRY(gnio_eth_txq_set_proxy_cpu(p->txq, o->pin));
 	TRY(gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(p->txq), p->gpu));
 	TRY(gnio_ctx_start(gnio_eth_txq_as_ctx(p->txq)));
 	TRY(gnio_eth_txq_get_gpu_handle(p->txq, &p->args.txq));
@@ -534,9 +552,10 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 			b99 = pct_i(s->from_tx, s->n, 99);
 		}
 	}
-	printf("latency: %s (%s, %s), echo app, recv scope %s, sw wire, %u B frames, rx pool %s, peer %s, %s\n",
+	printf("latency: %s (%s, %s), echo app, recv scope %s, sw wire, %u B frames, rx pool %s, peer %s%s, %s\n",
 	       dev, gnio_gpu_get_name(p->gpu), gnio_gpu_get_backend(p->gpu), scope_names[o->scope], o->size,
-	       o->rx_mem == GNIO_GPU_MEM_TYPE_GPU ? "gpu" : "cpu_gpu", o->yield ? "yields" : "spins", date);
+	       o->rx_mem == GNIO_GPU_MEM_TYPE_GPU ? "gpu" : "cpu_gpu", o->yield ? "yields" : "spins",
+	       o->pin >= 0 ? ", pinned" : "", date);
 	printf("round trips: %llu measured after %llu warm-up; sent %llu, lost %llu (late %llu), corrupt %llu\n",
 	       (unsigned long long)s->n, (unsigned long long)o->warmup, (unsigned long long)t->sent,
 	       (unsigned long long)t->lost, (unsigned long long)t->late, (unsigned long long)t->corrupt);
@@ -553,14 +572,14 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 	if (!o->json)
 		return;
 	printf("{\"bench\":\"latency\",\"ok\":%s,\"device\":\"%s\",\"device_name\":\"%s\",\"backend\":\"%s\","
-	       "\"app\":\"echo\",\"wire\":\"sw\",\"recv_scope\":\"%s\",\"rx_mem\":\"%s\",\"poll\":\"%s\",\"size\":%u,"
+	       "\"app\":\"echo\",\"wire\":\"sw\",\"recv_scope\":\"%s\",\"rx_mem\":\"%s\",\"poll\":\"%s\",\"pin\":%d,\"size\":%u,"
 	       "\"count\":%llu,\"warmup\":%llu,\"samples\":%llu,\"sent\":%llu,\"lost\":%llu,\"late\":%llu,"
 	       "\"corrupt\":%llu,\"min_us\":%.3f,\"p50_us\":%.3f,\"p90_us\":%.3f,\"p99_us\":%.3f,"
 	       "\"p999_us\":%.3f,\"max_us\":%.3f,\"mean_us\":%.3f,\"one_way_p50_us_est\":%.3f,"
 	       "\"one_way_p99_us_est\":%.3f",
 	       ok ? "true" : "false", dev, gnio_gpu_get_name(p->gpu), gnio_gpu_get_backend(p->gpu),
 	       scope_names[o->scope], o->rx_mem == GNIO_GPU_MEM_TYPE_GPU ? "gpu" : "cpu_gpu",
-	       o->yield ? "yield" : "spin", o->size, (unsigned long long)o->count, (unsigned long long)o->warmup, (unsigned long long)s->n,
+	       o->yield ? "yield" : "spin", o->pin, o->size, (unsigned long long)o->count, (unsigned long long)o->warmup, (unsigned long long)s->n,
 	       (unsigned long long)t->sent, (unsigned long long)t->lost, (unsigned long long)t->late,
 	       (unsigned long long)t->corrupt, r[0], r[1], r[2], r[3], r[4], r[5], mean, r[1] / 2, r[3] / 2);
 	if (o->legs)
@@ -629,6 +648,18 @@ int main(int argc, char **argv)
 	if (err != GNIO_SUCCESS) {
 		snprintf(msg, sizeof(msg), "launch: %s (%s)", gnio_error_get_name(err), gnio_last_error_msg());
 		goto out;
+	}
+	/* Pin the peer only now: threads inherit their creator's mask, and the
+	 * CPU device's kernel thread should keep the other cores. */
+	if (o.pin >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o.pin, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			snprintf(msg, sizeof(msg), "cannot pin the peer to CPU %d", o.pin);
+			goto out;
+		}
 	}
 	if (!wait_heartbeat(p.runner)) {
 		snprintf(msg, sizeof(msg), "the echo kernel did not start within %u ms (runner %s)", START_TIMEOUT_MS,

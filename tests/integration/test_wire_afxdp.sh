@@ -29,5 +29,52 @@ if grep -q "removed XDP program" "$TMPD/after.err"; then ok "stale program remov
 if ip -n "$NSA" link show "$VA" | grep -q xdp; then bad "XDP program left after a clean exit"; else
 	ok "XDP program detached on exit"; fi
 
-# a foreign XDP program is not removed without force=1
+# a foreign XDP program is not removed without force=1 (IN_USE, one line)
+FOREIGN=""
+for o in /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o /usr/lib/bpf/xdpfilt_alw_all.o; do
+	[ -f "$o" ] && FOREIGN=$o && break
+done
+if [ -n "$FOREIGN" ] && ip -n "$NSA" link set dev "$VA" xdpgeneric obj "$FOREIGN" sec xdp 2>/dev/null; then
+	ip netns exec "$NSA" "$GNIO" sink --wire "afxdp:$VA" --duration 1 >/dev/null 2>"$TMPD/foreign.err"; rc=$?
+	expect "foreign XDP program: exit code" "$rc" 3
+	expect "foreign XDP program: one-line IN_USE reason" \
+		"$(wc -l <"$TMPD/foreign.err"):$(grep -c "has XDP program 'xdpfilt_alw_all'.*force=1" "$TMPD/foreign.err")" "1:1"
+	if ip -n "$NSA" -d link show "$VA" | grep -q "name xdpfilt_alw_all"; then ok "foreign program left in place"; else
+		bad "foreign program removed without force=1"; fi
+	GNIO_LOG_LEVEL=warning sink_start "$NSA" force --wire "afxdp:$VA,force=1" --count 100 --duration 10 --verify ||
+		die "sink force=1"
+	ip netns exec "$NSB" "$GNIO" gen --wire "afxdp:$VB" --count 100 >/dev/null || bad "gen force=1"
+	sink_wait
+	expect "force=1 replaces the foreign program: received" "$(json $TMPD/force.json "j['rx_packets']")" 100
+	expect "force=1: removal logged" "$(grep -c "removed XDP program 'xdpfilt_alw_all'" "$TMPD/force.err")" 1
+	if ip -n "$NSA" -d link show "$VA" | grep -q "prog/xdp"; then bad "XDP program left after force=1 run"; else
+		ok "force=1 run detached on exit"; fi
+else
+	echo "skip - no foreign XDP object (xdp-tools' xdpfilt_alw_all.o) could be attached"
+fi
+
+# MTU above the AF_XDP frame: one line naming both numbers, exit 3, nothing attached
+ip -n "$NSA" link set "$VA" mtu 9000 || die "mtu 9000"
+ip netns exec "$NSA" "$GNIO" sink --wire "afxdp:$VA" --duration 1 >/dev/null 2>"$TMPD/mtu.err"; rc=$?
+ip -n "$NSA" link set "$VA" mtu 1500
+expect "MTU 9000: exit code" "$rc" 3
+expect "MTU 9000: one line naming MTU and frame size" \
+	"$(wc -l <"$TMPD/mtu.err"):$(grep -c "MTU 9000 .*larger than the AF_XDP frame size 3840" "$TMPD/mtu.err")" "1:1"
+if ip -n "$NSA" -d link show "$VA" | grep -q "prog/xdp"; then bad "XDP program left after the MTU error"; else
+	ok "MTU error leaves no XDP program"; fi
+
+# RLIMIT_MEMLOCK too small (and no CAP_IPC_LOCK, which root has and which
+# lifts the limit): NO_MEMORY naming the limit, exit 3, no crash
+if command -v prlimit >/dev/null && command -v setpriv >/dev/null; then
+	prlimit --memlock=1048576:1048576 setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock \
+		ip netns exec "$NSA" "$GNIO" sink --wire "afxdp:$VA" --duration 1 >/dev/null 2>"$TMPD/mlock.err"; rc=$?
+	expect "RLIMIT_MEMLOCK 1 MiB: exit code" "$rc" 3
+	expect "RLIMIT_MEMLOCK 1 MiB: one line naming the limit" \
+		"$(wc -l <"$TMPD/mlock.err"):$(grep -c "exceeds RLIMIT_MEMLOCK (1024 KiB)" "$TMPD/mlock.err")" "1:1"
+	if ip -n "$NSA" -d link show "$VA" | grep -q "prog/xdp"; then bad "XDP program left after the memlock error"; else
+		ok "memlock error leaves no XDP program"; fi
+else
+	echo "skip - prlimit/setpriv not installed"
+fi
+
 finish

@@ -59,6 +59,8 @@
 #define XDP_HEADROOM 256 /* XDP_PACKET_HEADROOM: kernel headroom in each chunk */
 #define INT_CHUNK 4096u
 #define DEF_FRAMES 4096u
+#define TX_POOL_MAX 256u  /* TX chunks taken from a pool UMEM */
+#define FILL_RESERVE 512u /* fill buffers to keep while the GPU ring is full */
 
 struct afxdp_wire;
 
@@ -513,6 +515,15 @@ static uint32_t pow2_floor(uint32_t v)
 	return p;
 }
 
+static uint32_t pow2_ceil(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (1u << 30))
+		p *= 2;
+	return p;
+}
+
 static void xq_free(struct xq *q)
 {
 	if (q->xsk)
@@ -609,13 +620,18 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 	q->qid = qid;
 	q->fd = -1;
 	if (is_rx && pool_fits(cfg) && !w->umem_internal) {
-		/* UMEM = the pool: its last eighth (up to 512 chunks) serves TX */
+		/* UMEM = the pool. Every RX chunk a frame sits in while the GPU
+		 * ring holds it is missing from the fill ring, so RX gets all
+		 * the pool but a small TX share (1/16, at most TX_POOL_MAX
+		 * chunks: copy-mode TX completes inside sendto, few are in
+		 * flight), and the fill and RX rings are sized to hold every
+		 * RX chunk (see "Sizing the pool" in docs/wires.md). */
 		q->zc_pool = 1;
 		q->area = cfg->pool_cpu;
 		q->chunk = cfg->slot_size;
 		nchunks = cfg->num_slots;
 		q->area_size = (uint64_t)nchunks * q->chunk;
-		ntx = nchunks / 8 < 512 ? nchunks / 8 : 512;
+		ntx = nchunks / 16 < TX_POOL_MAX ? nchunks / 16 : TX_POOL_MAX;
 	} else {
 		q->chunk = INT_CHUNK;
 		nchunks = w->frames * 2;
@@ -640,11 +656,27 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 				 "(chunk %u - %u headroom)", w->ifname, cfg->max_frame, q->rx_cap, q->chunk,
 				 XDP_HEADROOM);
 	}
-	if (w->mtu + 14 > q->rx_cap)
-		GNIO_LOG_WARN(COMP, "%s: MTU %u exceeds the AF_XDP frame size %u; longer frames count as wire_overflow",
-			      w->ifname, w->mtu, q->rx_cap);
+	/* A frame longer than a chunk is dropped by the kernel before gnio
+	 * sees it (no multi-buffer AF_XDP here): refuse an RX queue on an
+	 * interface whose MTU allows such frames rather than lose them. */
+	if (is_rx && w->mtu + 14 > q->rx_cap) {
+		uint32_t cap = q->rx_cap, chunk = q->chunk;
 
-	ring = pow2_floor(nrx);
+		xq_free(q);
+		return gnio_fail(GNIO_ERROR_BAD_STATE, COMP,
+				 "afxdp:%s: MTU %u (frames up to %u bytes) is larger than the AF_XDP frame size %u "
+				 "(chunk %u - %u headroom); lower it with `ip link set %s mtu %u`",
+				 w->ifname, w->mtu, w->mtu + 14, cap, chunk, XDP_HEADROOM, w->ifname, cap - 14);
+	}
+
+	/* fill and RX rings hold every RX chunk: a smaller ring would leave
+	 * chunks that are never handed to the kernel */
+	ring = pow2_ceil(nrx);
+	if (q->zc_pool && cfg->ring_size && nrx < cfg->ring_size + FILL_RESERVE)
+		GNIO_LOG_WARN(COMP, "%s@%u: the pool (UMEM) has %u RX chunks for a ring of %u entries; once the "
+			      "ring holds more than %u frames the kernel has no fill buffer and drops (wire_overflow). "
+			      "A pool of %u slots avoids it", w->ifname, qid, nrx, cfg->ring_size,
+			      nrx > FILL_RESERVE ? nrx - FILL_RESERVE : 0, cfg->ring_size + FILL_RESERVE + ntx);
 	memset(&uc, 0, sizeof(uc));
 	uc.fill_size = ring;
 	uc.comp_size = pow2_floor(ntx);
