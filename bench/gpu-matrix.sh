@@ -2,7 +2,8 @@
 # bench/gpu-matrix.sh BUILD_DIR [OUT_DIR] - gnio run over a matrix of wires,
 # frame sizes, queue counts and payload placements on the best device present,
 # in one sitting so the figures are comparable. One JSON line per run goes to
-# OUT_DIR/matrix.jsonl; a table is printed last.
+# OUT_DIR/matrix.jsonl; a table is printed last. A config line is
+# "WIRE SIZE QUEUES MEM [extra gnio run options]".
 #   null: frames appear without being written (gnio's own cost: ring, proxy, kernel)
 #   sw:   frames built by the generator (adds frame building to the proxy)
 set -u -o pipefail
@@ -31,18 +32,18 @@ sw 1500 1 gpu
 sw 1500 4 gpu
 "}
 printf '%-5s %5s %3s %-8s %10s %10s %12s %9s\n' wire size q mem Mpps steady Gbit/s_st balanced >"$OUT/matrix.txt"
-while read -r wire size q mem; do
+while read -r wire size q mem extra; do
 	[ -z "$wire" ] && continue
 	line=$(timeout -k 5 $((DUR + 60)) "$GNIO" run --wire "$wire:m" --size "$size" --queues "$q" --mem "$mem" \
-		--duration "$DUR" --json --quiet 2>"$OUT/matrix.err" | tail -1)
+		--duration "$DUR" --json --quiet $extra 2>"$OUT/matrix.err" | tail -1)
 	rc=$?
-	echo "{\"config\":\"$wire $size $q $mem\",\"rc\":$rc,\"run\":${line:-null}}" >>"$OUT/matrix.jsonl"
-	python3 - "$wire" "$size" "$q" "$mem" "$rc" "$line" >>"$OUT/matrix.txt" <<'PY'
+	echo "{\"config\":\"$wire $size $q $mem $extra\",\"rc\":$rc,\"run\":${line:-null}}" >>"$OUT/matrix.jsonl"
+	python3 - "$wire" "$size" "$q" "$mem" "$rc" "$line" "$extra" >>"$OUT/matrix.txt" <<'PY'
 import json, sys
-w, size, q, mem, rc, line = sys.argv[1:7]
+w, size, q, mem, rc, line, extra = sys.argv[1:8]
 try:
     r = json.loads(line)
-    print(f"{w:<5} {size:>5} {q:>3} {mem:<8} {r['mpps']:>10.2f} {r['mpps_steady']:>10.2f} {r['gbps_steady']:>12.2f} {str(r['balanced']):>9}")
+    print(f"{w:<5} {size:>5} {q:>3} {mem:<8} {r['mpps']:>10.2f} {r['mpps_steady']:>10.2f} {r['gbps_steady']:>12.2f} {str(r['balanced']):>9}  {extra}")
 except Exception:
     print(f"{w:<5} {size:>5} {q:>3} {mem:<8} {'failed rc=' + rc:>10}")
 PY

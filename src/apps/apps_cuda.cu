@@ -31,6 +31,7 @@ extern "C" {
 #define DEF_THREADS 256u
 #define DEF_BATCH 256u
 #define DEF_TIMEOUT_NS 100000ull /* 100 us: stop flag seen within that */
+#define CTL_EVERY 16u            /* busy batches between control passes */
 
 /* What every member of the consumer group learns after a recv. */
 struct batch {
@@ -238,8 +239,13 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 	__shared__ int s_flag;
 	__shared__ uint64_t s_ticket;
 	__shared__ int s_res;
+	__shared__ uint64_t s_stored; /* batches covered by the last stats store */
 	const uint32_t tid = threadIdx.x;
 	uint64_t hb = 0;
+	/* Control traffic (stop flag read, heartbeat, stats) crosses PCIe; while
+	 * frames flow, do it every CTL_EVERY batches, and on every idle pass.
+	 * Both conditions are uniform across the group, as the barriers need. */
+	uint32_t iter = 0, last_count = 0;
 
 	/* A narrower consumer group: the rest of the block has nothing to do. */
 	if ((SCOPE == SCOPE_THREAD && tid != 0) || (SCOPE == SCOPE_WARP && tid >= 32))
@@ -249,13 +255,16 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 	if (tid == 0) {
 		memset(&s_tot, 0, sizeof(s_tot));
 		memset(&s_acc, 0, sizeof(s_acc));
+		s_stored = 0;
 	}
 	group_sync<SCOPE>();
 
-	for (;;) {
-		if (group_should_stop<SCOPE>(ctl, &hb, &s_flag))
+	for (;; iter++) {
+		int ctl_pass = last_count == 0 || (iter % CTL_EVERY) == 0;
+		if (ctl_pass && group_should_stop<SCOPE>(ctl, &hb, &s_flag))
 			break;
 		struct batch b = app_recv<SCOPE>(a.rxq, a.max_batch, a.timeout_ns);
+		last_count = b.count;
 		if (b.err != GNIO_SUCCESS) {
 			/* BAD_STATE (no pool registered) and the like do not heal:
 			 * report and leave, the host sees the exit code. */
@@ -267,8 +276,13 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 			}
 			return;
 		}
-		if (b.count == 0)
+		if (b.count == 0) {
+			if (tid == 0 && s_tot.batches != s_stored)
+				stats_store(a.stats, &s_tot, APP); /* idle: make the totals exact */
+			if (tid == 0)
+				s_stored = s_tot.batches;
 			continue;
+		}
 
 		if (APP == APP_ECHO) {
 			echo_batch<SCOPE>(a, ctl, b, &s_tot, &s_ticket, &s_res);
@@ -303,7 +317,10 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 					s_acc.proto[k] = 0;
 				}
 			}
-			stats_store(a.stats, &s_tot, APP);
+			if (ctl_pass) {
+				stats_store(a.stats, &s_tot, APP);
+				s_stored = s_tot.batches;
+			}
 		}
 		/* The next loop's barrier (group_should_stop / recv) orders thread
 		 * 0's resets before anyone adds again. Warp and thread scope: the

@@ -65,8 +65,18 @@ GNIO_HD void gnio_store_relaxed_u32(uint32_t *p, uint32_t v)
 {
 	asm volatile("st.relaxed.sys.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-/* Ticket counters live in device memory and are only touched by GPU threads of
- * one device, so GPU scope is enough for them. */
+/* Words in device memory that only threads of one GPU share (ticket counter,
+ * cached copies of host indexes): GPU scope is enough, and stays in L2. */
+GNIO_HD uint64_t gnio_load_acquire_dev_u64(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+GNIO_HD void gnio_store_release_dev_u64(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 GNIO_HD uint64_t gnio_fetch_add_dev_u64(uint64_t *p, uint64_t v)
 {
 	return (uint64_t)atomicAdd((unsigned long long *)p, (unsigned long long)v);
@@ -93,6 +103,8 @@ GNIO_HD void gnio_store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(
 GNIO_HD void gnio_store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 GNIO_HD void gnio_store_relaxed_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 GNIO_HD void gnio_store_relaxed_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+GNIO_HD uint64_t gnio_load_acquire_dev_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+GNIO_HD void gnio_store_release_dev_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 GNIO_HD uint64_t gnio_fetch_add_dev_u64(uint64_t *p, uint64_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);

@@ -147,6 +147,10 @@ struct gnio_tx_ring_local {
 	/* Ticket counter: the next descriptor index to hand to a sender. Only GPU
 	 * threads (or CPU-device threads) touch it, with device-scope atomics. */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t tail;
+	/* Last tx.done some sender read from the host, so the others need not
+	 * cross PCIe while the ring has room. Monotonic in practice; a stale
+	 * (smaller) value only costs one more read of the real index. */
+	GNIO_ALIGNED(GNIO_LINE) uint64_t cached_done;
 };
 
 /* The GPU handle of a TX queue (DOCA: doca_gpu_eth_txq). */
@@ -171,17 +175,30 @@ GNIO_HD gnio_error_t gnio_tx_ring_reserve(const struct gnio_gpu_eth_txq *q, uint
 	if (GNIO_UNLIKELY(n == 0 || n > q->size))
 		return GNIO_ERROR_INVALID_VALUE;
 	uint64_t t = gnio_load_relaxed_u64(&q->lc->tail);
+	/* ACQUIRE(tx.cached_done) pairs with RELEASE(tx.cached_done) below, which
+	 * follows another sender's ACQUIRE(tx.done): the chain carries the
+	 * proxy's "done reading these slots" to this sender. */
+	uint64_t done = gnio_load_acquire_dev_u64(&q->lc->cached_done);
+	int fresh = 0;
 	for (;;) {
-		/* ACQUIRE(tx.done) pairs with the proxy's RELEASE(tx.done) in
-		 * gnio_tx_ring_complete(): the proxy has finished reading the
-		 * entries and pool slots we are about to reuse. */
-		uint64_t done = gnio_load_acquire_u64(&q->sh->done);
-		if (t + n - done > q->size)
-			return GNIO_ERROR_AGAIN;
+		/* Signed: a stale t (below done) must reach the CAS, which
+		 * refreshes it, instead of looking like a full ring. */
+		if ((int64_t)(t + n - done) > (int64_t)q->size) {
+			if (fresh)
+				return GNIO_ERROR_AGAIN;
+			/* ACQUIRE(tx.done) pairs with the proxy's RELEASE(tx.done)
+			 * in gnio_tx_ring_complete(): the proxy has finished
+			 * reading the entries and pool slots we are about to reuse. */
+			done = gnio_load_acquire_u64(&q->sh->done);
+			gnio_store_release_dev_u64(&q->lc->cached_done, done);
+			fresh = 1;
+			continue;
+		}
 		if (gnio_cas_dev_u64(&q->lc->tail, &t, t + n)) {
 			*ticket = t;
 			return GNIO_SUCCESS;
 		}
+		fresh = 0; /* t moved on: the ring may need a newer done */
 	}
 }
 
