@@ -16,6 +16,7 @@
 #include "apps/apps.h"
 #include "commands.h"
 #include "json.h"
+#include "probe.h"
 
 struct run_opts {
 	double duration;
@@ -555,6 +556,9 @@ int gnio_cmd_run(int argc, char **argv)
 			gnio_gen_proto_name(gen.proto), is_sw ? "" : " (from the wire)", s.nq, s.nq > 1 ? "s" : "",
 			o.duration > 0 ? "running" : "running until Ctrl-C");
 
+	int nvml_ok = 1;
+	char dev_bus[64];
+	snprintf(dev_bus, sizeof(dev_bus), "%s", gnio_gpu_get_bus_id(s.gpu));
 	double t0 = now_s(), last_t = t0, idle_since = t0;
 	uint64_t last_pk = 0, last_by = 0, last_hb = sum_heartbeat(&s);
 	int warned_idle = 0, kernel_failed = 0;
@@ -595,10 +599,20 @@ int gnio_cmd_run(int argc, char **argv)
 		if (pk != last_pk)
 			idle_since = t;
 		if (!o.quiet) {
-			fprintf(stderr, "[%5.1fs] %9.3f Mpps %8.3f Gbit/s | kernel %llu pkts | dropped %llu | heartbeat %s\n",
+			/* GPU utilization from NVML (dlopen'd) when it answers; a
+			 * persistent kernel keeps it high even when idle, so the
+			 * heartbeat is what tells alive from hung. */
+			char util[32] = "";
+			unsigned pct;
+			char nvwhy[PROBE_REASON];
+			if (!on_cpu && nvml_ok && probe_nvml_utilization(dev_bus, &pct, nvwhy, sizeof(nvwhy)) == 0)
+				snprintf(util, sizeof(util), " | GPU %u%%", pct);
+			else
+				nvml_ok = 0;
+			fprintf(stderr, "[%5.1fs] %9.3f Mpps %8.3f Gbit/s | kernel %llu pkts | dropped %llu | heartbeat %s%s\n",
 				t - t0, (double)(pk - last_pk) / dt / 1e6, (double)(by - last_by) * 8 / dt / 1e9,
 				(unsigned long long)pk, (unsigned long long)rst.dropped_total,
-				hb != last_hb ? "alive" : "STALLED");
+				hb != last_hb ? "alive" : "STALLED", util);
 		}
 		if (!warned_idle && t - idle_since >= 3.0 && hb != last_hb) {
 			fprintf(stderr, "gnio: kernel alive and polling, no packets for %.0f s: is the peer sending?\n",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/gpu-matrix.sh BUILD_DIR [OUT_DIR] - gnio run over a matrix of wires,
+# bench/matrix.sh BUILD_DIR [OUT_DIR] - gnio run over a matrix of wires,
 # frame sizes, queue counts and payload placements on the best device present,
 # in one sitting so the figures are comparable. One JSON line per run goes to
 # OUT_DIR/matrix.jsonl; a table is printed last. A config line is
@@ -7,7 +7,7 @@
 #   null: frames appear without being written (gnio's own cost: ring, proxy, kernel)
 #   sw:   frames built by the generator (adds frame building to the proxy)
 set -u -o pipefail
-BUILD=${1:?usage: bench/gpu-matrix.sh BUILD_DIR [OUT_DIR]}
+BUILD=${1:?usage: bench/matrix.sh BUILD_DIR [OUT_DIR]}
 OUT=${2:-.}
 DUR=${GNIO_MATRIX_DURATION:-4}
 GNIO="$BUILD/gnio"
