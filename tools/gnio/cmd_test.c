@@ -147,18 +147,26 @@ static void core_steps(const struct topts *o, const char *gpu, struct iter *it, 
 	uint32_t n = gnio_gen_build(&g, 0, frame, sizeof(frame));
 	uint64_t beat0 = gnio_runner_get_heartbeat(p.runner);
 	err = pipe_peer_send(&p, frame, n);
+	int send_errno = errno; /* the AF_PACKET peer's reason (ENETDOWN, ...) */
 	int ok = !err && pipe_wait_packets(&p, 1, 2000);
 	uint64_t beat1 = gnio_runner_get_heartbeat(p.runner);
 	it->heartbeat_moving = beat1 != beat0;
 	if (ok)
 		add(it, n_smoke, ST_PASS, "%s1 frame sent, kernel saw %llu completion(s)", prefix,
 		    (unsigned long long)pipe_kernel_packets(&p));
-	else if (err)
+	else if (err && p.peer)
 		add(it, n_smoke, ST_FAIL, "%speer send failed: %s", prefix, gnio_error_get_name(err));
-	else if (it->heartbeat_moving)
+	else if (err)
+		add(it, n_smoke, ST_FAIL, "%speer send on %s failed: %s (%s)", prefix, o->peer, gnio_error_get_name(err),
+		    strerror(send_errno));
+	else if (it->heartbeat_moving && p.peer)
 		add(it, n_smoke, ST_FAIL,
 		    "%skernel alive and polling, no packets: the RX handle is not on the queue the peer sends to "
 		    "(peer queue %u, kernel queue 0; re-run configure step 5)", prefix, cfg.peer_queue);
+	else if (it->heartbeat_moving)
+		add(it, n_smoke, ST_FAIL,
+		    "%skernel alive and polling, no packets: nothing sent on %s reached %s (is --peer the other end "
+		    "of the link, and is the link up?)", prefix, o->peer, o->wire);
 	else
 		add(it, n_smoke, ST_FAIL, "%skernel heartbeat not moving: kernel not running (state %s)", prefix,
 		    gnio_runner_state_name(gnio_runner_get_state(p.runner)));
@@ -463,11 +471,12 @@ static void usage(FILE *f)
 		   "non-green iterations have the same tuple (verdict escalate, evidence bundle).\n"
 		   "  --wire SPEC     default sw:test; afxdp:IFACE / afpacket:IFACE need --peer\n"
 		   "  --gpu ID        default: the best device present\n"
-		   "  --peer IFACE    the other end of the link for non-sw wires (AF_PACKET)\n"
+		   "  --peer IFACE    the other end of the link for non-sw wires (AF_PACKET);\n"
+		   "                  both ends must be in gnio's network namespace\n"
 		   "  --loop N        iterations (default 1, at most %d)\n"
 		   "  --evidence DIR  where the bundle goes (default ./gnio-evidence-<UTC time>)\n"
-		   "  --break-peer    fault injection: the peer sends into queue 1, which no\n"
-		   "                  kernel reads (shows the escalate path)\n"
+		   "  --break-peer    fault injection (sw: wires): the peer sends into queue 1,\n"
+		   "                  which no kernel reads (shows the escalate path)\n"
 		   "  --json          {verdict, iterations[{identity, steps[{name, status, detail}]}]}\n"
 		   "Exit: 0 green, 1 red or escalate, 2 usage, 3 no device.\n", BURST, MAX_ITERS);
 }
@@ -507,6 +516,14 @@ int gnio_cmd_test(int argc, char **argv)
 	}
 	if (strncmp(o.wire, "sw:", 3) && !o.peer) {
 		fprintf(stderr, "gnio test: wire %s needs --peer IFACE (the other end of the link)\n", o.wire);
+		return GNIO_EXIT_USAGE;
+	}
+	if (strncmp(o.wire, "sw:", 3) && o.break_peer) {
+		/* The fault is a queue the sw peer can aim at; an AF_PACKET peer
+		 * cannot pick the receiver's queue, and a silent no-op would
+		 * report green for a test that meant to fail. */
+		fprintf(stderr, "gnio test: --break-peer works on sw: wires only; to break the peer of %s, take %s "
+			"down (ip link set %s down) or name another interface\n", o.wire, o.peer, o.peer);
 		return GNIO_EXIT_USAGE;
 	}
 	if (!o.gpu) {

@@ -109,6 +109,17 @@ static gnio_error_t open_peer(struct pipe *p)
 		close(fd);
 		return GNIO_ERROR_NOT_FOUND;
 	}
+	/* The peer only wants what arrives: its own sends would otherwise come
+	 * back through ETH_P_ALL. And the burst's echoes (1000 frames nobody
+	 * reads until tx_smoke) must not fill the buffer so that the frame
+	 * tx_smoke waits for is dropped. Both best effort. */
+	int one = 1, rcv = 8 << 20;
+#ifdef PACKET_IGNORE_OUTGOING
+	(void)setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+#endif
+	(void)one;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
 	p->peer_fd = fd;
 	return GNIO_SUCCESS;
 }
@@ -124,7 +135,14 @@ gnio_error_t pipe_up(struct pipe *p, const struct pipe_cfg *cfg, pipe_step_fn fn
 	 * started queue. */
 	STEP("open wire", "environment", gnio_dev_open(cfg->wire, &p->dev));
 	STEP("open peer end", "environment", open_peer(p));
-	STEP("create eth rxq", "program", gnio_eth_rxq_create(p->dev, cfg->burst, cfg->slot, &p->rxq));
+	/* The slot is the pool's stride; the queue's largest frame is the
+	 * smaller of it and what the wire carries (a netdev: MTU + header). */
+	struct gnio_wire_caps wc = {.struct_size = sizeof(wc)};
+	uint32_t max_pkt = cfg->slot;
+	if (gnio_devinfo_get_caps(gnio_dev_as_devinfo(p->dev), &wc) == GNIO_SUCCESS && wc.max_frame_size &&
+	    wc.max_frame_size < max_pkt)
+		max_pkt = wc.max_frame_size;
+	STEP("create eth rxq", "program", gnio_eth_rxq_create(p->dev, cfg->burst, max_pkt, &p->rxq));
 	STEP("rxq: set ring size", "program", gnio_eth_rxq_set_num_packets(p->rxq, cfg->ring));
 	if (cfg->with_tx) {
 		STEP("create eth txq", "program", gnio_eth_txq_create(p->dev, cfg->burst, &p->txq));
