@@ -8,10 +8,8 @@
 #include "eth/eth_rxq_priv.h"
 #include "gpu/buf_arr_priv.h"
 #include "gpu/gpu_priv.h"
+#include "eth/eth_queue.h"
 
-#define RXQ_DEFAULT_PACKETS 4096u
-#define RXQ_MAX_PACKETS (1u << 20)
-#define RXQ_MAX_BURST 4096u
 
 static gnio_error_t rxq_start(struct gnio_ctx *ctx);
 static gnio_error_t rxq_stop(struct gnio_ctx *ctx);
@@ -44,9 +42,7 @@ gnio_error_t gnio_eth_rxq_create(struct gnio_dev *dev, uint32_t max_burst_size, 
 {
 	if (!dev || !rxq)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "create: NULL argument");
-	if (!max_burst_size || max_burst_size > RXQ_MAX_BURST)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "burst size %u is outside 1..%u", max_burst_size,
-				 RXQ_MAX_BURST);
+	GNIO_CHECK(gnio_eth_queue_check_burst(max_burst_size, "eth_rxq"));
 	uint32_t wmax = wire_max_frame(dev);
 	if (max_packet_size < 14 || (wmax && max_packet_size > wmax))
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq",
@@ -59,11 +55,9 @@ gnio_error_t gnio_eth_rxq_create(struct gnio_dev *dev, uint32_t max_burst_size, 
 	q->dev = dev;
 	q->max_burst = max_burst_size;
 	q->max_packet = max_packet_size;
-	q->num_packets = RXQ_DEFAULT_PACKETS;
+	q->num_packets = GNIO_ETH_QUEUE_DEFAULT_PACKETS;
 	q->proxy_cpu = -1;
-	pthread_mutex_lock(&dev->lock);
-	dev->num_queues++;
-	pthread_mutex_unlock(&dev->lock);
+	gnio_eth_queue_count(dev, 1);
 	*rxq = q;
 	return GNIO_SUCCESS;
 }
@@ -74,26 +68,19 @@ gnio_error_t gnio_eth_rxq_destroy(struct gnio_eth_rxq *q)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "destroy: NULL");
 	if (q->ctx.state == GNIO_CTX_STATE_STARTED)
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq", "stop the queue before destroying it");
-	if (q->pool)
-		gnio_buf_arr_del_user(q->pool, &q->pool);
+	gnio_eth_queue_forget_pool(&q->pool);
 	gnio_ctx_fini(&q->ctx);
-	pthread_mutex_lock(&q->dev->lock);
-	q->dev->num_queues--;
-	pthread_mutex_unlock(&q->dev->lock);
+	gnio_eth_queue_count(q->dev, -1);
 	free(q);
 	return GNIO_SUCCESS;
 }
 
 struct gnio_ctx *gnio_eth_rxq_as_ctx(struct gnio_eth_rxq *q) { return q ? &q->ctx : NULL; }
 
-#define RXQ_SETTER_PROLOGUE(q, what)                                                                        \
-	if (!(q))                                                                                           \
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "%s: NULL queue", what);              \
-	GNIO_CHECK(gnio_ctx_check_configurable(&(q)->ctx, what))
 
 gnio_error_t gnio_eth_rxq_set_type(struct gnio_eth_rxq *q, enum gnio_eth_rxq_type type)
 {
-	RXQ_SETTER_PROLOGUE(q, "the queue type");
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the queue type");
 	if (type != GNIO_ETH_RXQ_TYPE_CYCLIC)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "unknown RX queue type %d", (int)type);
 	return GNIO_SUCCESS;
@@ -101,45 +88,35 @@ gnio_error_t gnio_eth_rxq_set_type(struct gnio_eth_rxq *q, enum gnio_eth_rxq_typ
 
 gnio_error_t gnio_eth_rxq_set_num_packets(struct gnio_eth_rxq *q, uint32_t num)
 {
-	RXQ_SETTER_PROLOGUE(q, "the number of packets");
-	if (num < 8 || num > RXQ_MAX_PACKETS || (num & (num - 1)))
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "ring size %u is not a power of two in 8..%u", num,
-				 RXQ_MAX_PACKETS);
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the number of packets");
+	GNIO_CHECK(gnio_eth_queue_check_ring(num, "eth_rxq"));
 	q->num_packets = num;
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_eth_rxq_set_queue_id(struct gnio_eth_rxq *q, uint16_t id)
 {
-	RXQ_SETTER_PROLOGUE(q, "the queue id");
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the queue id");
 	q->queue_id = id;
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_eth_rxq_set_pkt_buf(struct gnio_eth_rxq *q, struct gnio_buf_arr *pool)
 {
-	RXQ_SETTER_PROLOGUE(q, "the packet buffer");
-	if (!pool)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "set_pkt_buf: NULL pool");
-	if (!pool->started)
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq", "start the buffer array before registering it");
-	if (q->pool)
-		gnio_buf_arr_del_user(q->pool, &q->pool);
-	GNIO_CHECK(gnio_buf_arr_add_user(pool, &q->pool));
-	q->pool = pool;
-	return GNIO_SUCCESS;
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the packet buffer");
+	return gnio_eth_queue_set_pool(&q->pool, pool, "eth_rxq");
 }
 
 gnio_error_t gnio_eth_rxq_set_flow_control(struct gnio_eth_rxq *q, int on)
 {
-	RXQ_SETTER_PROLOGUE(q, "flow control");
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "flow control");
 	q->flow_control = !!on;
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *q, int cpu)
 {
-	RXQ_SETTER_PROLOGUE(q, "the proxy CPU");
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the proxy CPU");
 	q->proxy_cpu = cpu;
 	return GNIO_SUCCESS;
 }
@@ -162,13 +139,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	struct gnio_buf_arr *pool = q->pool;
 	gnio_error_t err;
 
-	if (pool && gpu && pool->gpu != gpu)
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq", "the pool belongs to %s but the queue's datapath is on %s",
-				 pool->gpu->bus_id, gpu->bus_id);
-	if (pool && pool->num_elem < q->num_packets)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq",
-				 "the pool has %u elements but the ring has %u entries; give it at least one per entry",
-				 pool->num_elem, q->num_packets);
+	GNIO_CHECK(gnio_eth_queue_check_pool(pool, gpu, q->num_packets, "eth_rxq"));
 	if (pool && !pool->base_cpu && !(gpu && gpu->ops->copy_async))
 		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_rxq",
 				 "device %s cannot stage RX payloads into GPU memory; use a CPU_GPU pool",
@@ -242,10 +213,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 			p->pool_dev = pool->base_gpu;
 		}
 		GNIO_CHECK_GOTO(gnio_rx_proxy_init(p), err, fail_proxy);
-		pthread_mutex_lock(&gpu->lock);
-		pool->alloc->arr_refs++; /* the memory stays while the proxy writes it */
-		q->pool_alloc_ref = pool->alloc;
-		pthread_mutex_unlock(&gpu->lock);
+		gnio_eth_queue_pin_pool(gpu, pool, &q->pool_alloc_ref); /* the memory stays while the proxy writes it */
 		memset(&q->thread, 0, sizeof(q->thread));
 		q->thread.step = gnio_rx_proxy_step;
 		q->thread.arg = p;
@@ -262,10 +230,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	return GNIO_SUCCESS;
 
 fail_ref:
-	pthread_mutex_lock(&gpu->lock);
-	q->pool_alloc_ref->arr_refs--;
-	q->pool_alloc_ref = NULL;
-	pthread_mutex_unlock(&gpu->lock);
+	gnio_eth_queue_unpin_pool(gpu, &q->pool_alloc_ref);
 fail_proxy:
 	gnio_rx_proxy_fini(&q->proxy);
 fail:
@@ -310,12 +275,7 @@ static gnio_error_t rxq_stop(struct gnio_ctx *ctx)
 		q->past.dropped[i] += run.dropped[i];
 	if (gpu) {
 		gnio_rx_proxy_fini(&q->proxy);
-		if (q->pool_alloc_ref) {
-			pthread_mutex_lock(&gpu->lock);
-			q->pool_alloc_ref->arr_refs--;
-			pthread_mutex_unlock(&gpu->lock);
-			q->pool_alloc_ref = NULL;
-		}
+		gnio_eth_queue_unpin_pool(gpu, &q->pool_alloc_ref);
 		free_ring(q, gpu);
 	}
 	memset(&q->proxy, 0, sizeof(q->proxy));
@@ -342,13 +302,7 @@ gnio_error_t gnio_eth_rxq_get_gpu_handle(struct gnio_eth_rxq *q, struct gnio_gpu
 {
 	if (!q || !handle)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "get_gpu_handle: NULL argument");
-	if (q->ctx.state != GNIO_CTX_STATE_STARTED)
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq",
-				 "the GPU handle exists only while the queue is started (state %s)",
-				 gnio_ctx_state_name(q->ctx.state));
-	if (!q->ctx.gpu)
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq",
-				 "the queue was started without gnio_ctx_set_datapath_on_gpu; bind it before start");
+	GNIO_CHECK(gnio_eth_queue_check_handle(&q->ctx, "eth_rxq"));
 	*handle = q->handle;
 	return GNIO_SUCCESS;
 }
@@ -370,7 +324,7 @@ gnio_error_t gnio_eth_rxq_cap_get_max_burst_size(const struct gnio_devinfo *info
 {
 	if (!info || !max)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "cap query: NULL argument");
-	*max = RXQ_MAX_BURST;
+	*max = GNIO_ETH_QUEUE_MAX_BURST;
 	return GNIO_SUCCESS;
 }
 
@@ -384,12 +338,5 @@ gnio_error_t gnio_eth_rxq_cap_get_max_packet_size(const struct gnio_devinfo *inf
 
 gnio_error_t gnio_eth_rxq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_rxq_type type)
 {
-	if (!info)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "cap query: NULL devinfo");
-	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
-	GNIO_CHECK(gnio_devinfo_get_caps(info, &caps));
-	if (type != GNIO_ETH_RXQ_TYPE_CYCLIC || !(caps.flags & GNIO_WIRE_CAP_RX))
-		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_rxq", "wire %s: RX queue type %d is not supported",
-				 gnio_devinfo_get_spec(info), (int)type);
-	return GNIO_SUCCESS;
+	return gnio_eth_queue_check_type(info, (int)type, GNIO_ETH_RXQ_TYPE_CYCLIC, GNIO_WIRE_CAP_RX, "eth_rxq");
 }

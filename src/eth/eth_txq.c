@@ -7,10 +7,8 @@
 #include "eth/eth_txq_priv.h"
 #include "gpu/buf_arr_priv.h"
 #include "gpu/gpu_priv.h"
+#include "eth/eth_queue.h"
 
-#define TXQ_DEFAULT_PACKETS 4096u
-#define TXQ_MAX_PACKETS (1u << 20)
-#define TXQ_MAX_BURST 4096u
 
 static gnio_error_t txq_start(struct gnio_ctx *ctx);
 static gnio_error_t txq_stop(struct gnio_ctx *ctx);
@@ -20,20 +18,16 @@ gnio_error_t gnio_eth_txq_create(struct gnio_dev *dev, uint32_t max_burst_size, 
 {
 	if (!dev || !txq)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "create: NULL argument");
-	if (!max_burst_size || max_burst_size > TXQ_MAX_BURST)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "burst size %u is outside 1..%u", max_burst_size,
-				 TXQ_MAX_BURST);
+	GNIO_CHECK(gnio_eth_queue_check_burst(max_burst_size, "eth_txq"));
 	struct gnio_eth_txq *q = calloc(1, sizeof(*q));
 	if (!q)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "eth_txq", "out of memory");
 	gnio_ctx_init(&q->ctx, &txq_ctx_ops);
 	q->dev = dev;
 	q->max_burst = max_burst_size;
-	q->num_packets = TXQ_DEFAULT_PACKETS;
+	q->num_packets = GNIO_ETH_QUEUE_DEFAULT_PACKETS;
 	q->proxy_cpu = -1;
-	pthread_mutex_lock(&dev->lock);
-	dev->num_queues++;
-	pthread_mutex_unlock(&dev->lock);
+	gnio_eth_queue_count(dev, 1);
 	*txq = q;
 	return GNIO_SUCCESS;
 }
@@ -44,26 +38,19 @@ gnio_error_t gnio_eth_txq_destroy(struct gnio_eth_txq *q)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "destroy: NULL");
 	if (q->ctx.state == GNIO_CTX_STATE_STARTED)
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_txq", "stop the queue before destroying it");
-	if (q->pool)
-		gnio_buf_arr_del_user(q->pool, &q->pool);
+	gnio_eth_queue_forget_pool(&q->pool);
 	gnio_ctx_fini(&q->ctx);
-	pthread_mutex_lock(&q->dev->lock);
-	q->dev->num_queues--;
-	pthread_mutex_unlock(&q->dev->lock);
+	gnio_eth_queue_count(q->dev, -1);
 	free(q);
 	return GNIO_SUCCESS;
 }
 
 struct gnio_ctx *gnio_eth_txq_as_ctx(struct gnio_eth_txq *q) { return q ? &q->ctx : NULL; }
 
-#define TXQ_SETTER_PROLOGUE(q, what)                                                                        \
-	if (!(q))                                                                                           \
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "%s: NULL queue", what);              \
-	GNIO_CHECK(gnio_ctx_check_configurable(&(q)->ctx, what))
 
 gnio_error_t gnio_eth_txq_set_type(struct gnio_eth_txq *q, enum gnio_eth_txq_type type)
 {
-	TXQ_SETTER_PROLOGUE(q, "the queue type");
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_txq", "the queue type");
 	if (type != GNIO_ETH_TXQ_TYPE_REGULAR)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "unknown TX queue type %d", (int)type);
 	return GNIO_SUCCESS;
@@ -71,38 +58,28 @@ gnio_error_t gnio_eth_txq_set_type(struct gnio_eth_txq *q, enum gnio_eth_txq_typ
 
 gnio_error_t gnio_eth_txq_set_num_packets(struct gnio_eth_txq *q, uint32_t num)
 {
-	TXQ_SETTER_PROLOGUE(q, "the number of packets");
-	if (num < 8 || num > TXQ_MAX_PACKETS || (num & (num - 1)))
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "ring size %u is not a power of two in 8..%u", num,
-				 TXQ_MAX_PACKETS);
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_txq", "the number of packets");
+	GNIO_CHECK(gnio_eth_queue_check_ring(num, "eth_txq"));
 	q->num_packets = num;
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_eth_txq_set_queue_id(struct gnio_eth_txq *q, uint16_t id)
 {
-	TXQ_SETTER_PROLOGUE(q, "the queue id");
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_txq", "the queue id");
 	q->queue_id = id;
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_eth_txq_set_pkt_buf(struct gnio_eth_txq *q, struct gnio_buf_arr *pool)
 {
-	TXQ_SETTER_PROLOGUE(q, "the packet buffer");
-	if (!pool)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "set_pkt_buf: NULL pool");
-	if (!pool->started)
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_txq", "start the buffer array before registering it");
-	if (q->pool)
-		gnio_buf_arr_del_user(q->pool, &q->pool);
-	GNIO_CHECK(gnio_buf_arr_add_user(pool, &q->pool));
-	q->pool = pool;
-	return GNIO_SUCCESS;
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_txq", "the packet buffer");
+	return gnio_eth_queue_set_pool(&q->pool, pool, "eth_txq");
 }
 
 gnio_error_t gnio_eth_txq_set_proxy_cpu(struct gnio_eth_txq *q, int cpu)
 {
-	TXQ_SETTER_PROLOGUE(q, "the proxy CPU");
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_txq", "the proxy CPU");
 	q->proxy_cpu = cpu;
 	return GNIO_SUCCESS;
 }
@@ -126,13 +103,7 @@ static gnio_error_t txq_start(struct gnio_ctx *ctx)
 	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
 	GNIO_CHECK(gnio_devinfo_get_caps(gnio_dev_as_devinfo(q->dev), &caps));
 
-	if (pool && gpu && pool->gpu != gpu)
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_txq", "the pool belongs to %s but the queue's datapath is on %s",
-				 pool->gpu->bus_id, gpu->bus_id);
-	if (pool && pool->num_elem < q->num_packets)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq",
-				 "the pool has %u elements but the ring has %u entries; slot-style sends need one per entry",
-				 pool->num_elem, q->num_packets);
+	GNIO_CHECK(gnio_eth_queue_check_pool(pool, gpu, q->num_packets, "eth_txq"));
 
 	struct gnio_wire_queue_cfg cfg = {
 		.queue_id = q->queue_id,
@@ -192,10 +163,7 @@ static gnio_error_t txq_start(struct gnio_ctx *ctx)
 		p->pool_dev = pool->base_cpu ? NULL : pool->base_gpu;
 		p->pool_size = h.pool_size;
 		GNIO_CHECK_GOTO(gnio_tx_proxy_init(p), err, fail_proxy);
-		pthread_mutex_lock(&gpu->lock);
-		pool->alloc->arr_refs++;
-		q->pool_alloc_ref = pool->alloc;
-		pthread_mutex_unlock(&gpu->lock);
+		gnio_eth_queue_pin_pool(gpu, pool, &q->pool_alloc_ref);
 		memset(&q->thread, 0, sizeof(q->thread));
 		q->thread.step = gnio_tx_proxy_step;
 		q->thread.arg = p;
@@ -209,10 +177,7 @@ static gnio_error_t txq_start(struct gnio_ctx *ctx)
 	return GNIO_SUCCESS;
 
 fail_ref:
-	pthread_mutex_lock(&gpu->lock);
-	q->pool_alloc_ref->arr_refs--;
-	q->pool_alloc_ref = NULL;
-	pthread_mutex_unlock(&gpu->lock);
+	gnio_eth_queue_unpin_pool(gpu, &q->pool_alloc_ref);
 fail_proxy:
 	gnio_tx_proxy_fini(&q->proxy);
 fail:
@@ -244,12 +209,7 @@ static gnio_error_t txq_stop(struct gnio_ctx *ctx)
 	fold_stats(q, &q->past);
 	if (gpu) {
 		gnio_tx_proxy_fini(&q->proxy);
-		if (q->pool_alloc_ref) {
-			pthread_mutex_lock(&gpu->lock);
-			q->pool_alloc_ref->arr_refs--;
-			pthread_mutex_unlock(&gpu->lock);
-			q->pool_alloc_ref = NULL;
-		}
+		gnio_eth_queue_unpin_pool(gpu, &q->pool_alloc_ref);
 		free_ring(q, gpu);
 	}
 	memset(&q->proxy, 0, sizeof(q->proxy));
@@ -262,13 +222,7 @@ gnio_error_t gnio_eth_txq_get_gpu_handle(struct gnio_eth_txq *q, struct gnio_gpu
 {
 	if (!q || !handle)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "get_gpu_handle: NULL argument");
-	if (q->ctx.state != GNIO_CTX_STATE_STARTED)
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_txq",
-				 "the GPU handle exists only while the queue is started (state %s)",
-				 gnio_ctx_state_name(q->ctx.state));
-	if (!q->ctx.gpu)
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_txq",
-				 "the queue was started without gnio_ctx_set_datapath_on_gpu; bind it before start");
+	GNIO_CHECK(gnio_eth_queue_check_handle(&q->ctx, "eth_txq"));
 	*handle = q->handle;
 	return GNIO_SUCCESS;
 }
@@ -287,20 +241,13 @@ gnio_error_t gnio_eth_txq_cap_get_max_burst_size(const struct gnio_devinfo *info
 {
 	if (!info || !max)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "cap query: NULL argument");
-	*max = TXQ_MAX_BURST;
+	*max = GNIO_ETH_QUEUE_MAX_BURST;
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_eth_txq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_txq_type type)
 {
-	if (!info)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_txq", "cap query: NULL devinfo");
-	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
-	GNIO_CHECK(gnio_devinfo_get_caps(info, &caps));
-	if (type != GNIO_ETH_TXQ_TYPE_REGULAR || !(caps.flags & GNIO_WIRE_CAP_TX))
-		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_txq", "wire %s: TX queue type %d is not supported",
-				 gnio_devinfo_get_spec(info), (int)type);
-	return GNIO_SUCCESS;
+	return gnio_eth_queue_check_type(info, (int)type, GNIO_ETH_TXQ_TYPE_REGULAR, GNIO_WIRE_CAP_TX, "eth_txq");
 }
 
 gnio_error_t gnio_eth_txq_cap_is_timed_send_supported(const struct gnio_devinfo *info)
