@@ -150,6 +150,11 @@ static void core_steps(const struct topts *o, const char *gpu, struct iter *it, 
 	int send_errno = errno; /* the AF_PACKET peer's reason (ENETDOWN, ...) */
 	int ok = !err && pipe_wait_packets(&p, 1, 2000);
 	uint64_t beat1 = gnio_runner_get_heartbeat(p.runner);
+	/* Liveness goes into the identity tuple, so it must not depend on how
+	 * fast the smoke outcome came (a failed send returns at once): give a
+	 * polling kernel up to 1 s to show one beat. */
+	for (uint64_t end = now_ms() + 1000; beat1 == beat0 && now_ms() < end; sleep_ms(1))
+		beat1 = gnio_runner_get_heartbeat(p.runner);
 	it->heartbeat_moving = beat1 != beat0;
 	if (ok)
 		add(it, n_smoke, ST_PASS, "%s1 frame sent, kernel saw %llu completion(s)", prefix,

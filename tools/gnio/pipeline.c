@@ -277,94 +277,194 @@ static gnio_error_t first_err(gnio_error_t a, gnio_error_t b)
 	return a ? a : b;
 }
 
+/* The five steps are gnio_rollback_run (gnio/rollback.h). Its step reports
+ * are recorded, then printed with what the pipe tears down itself: the eth
+ * queues (kept stopped by the library) after step 3, the device context
+ * after step 4, and the wire re-verify in step 5. */
+struct rb_rec {
+	struct pipe *p;
+	uint32_t deadline_ms;
+	uint64_t beat;    /* heartbeat before the stop flag */
+	int had_kernel;   /* a kernel was running, exited or hung */
+	int seen[6];
+	gnio_error_t err[6];
+	char text[6][320];
+};
+
+static void rb_rec_step(void *user, unsigned step, gnio_error_t err, const char *text)
+{
+	struct rb_rec *r = user;
+	if (step < 1 || step > 5)
+		return;
+	r->seen[step] = 1;
+	r->err[step] = err;
+	if (step == 1 && r->had_kernel && (err == GNIO_SUCCESS || err == GNIO_ERROR_TIME_OUT) && r->p->runner)
+		strfmt(r->text[1], sizeof(r->text[1]), "deadline %u ms, heartbeat %llu, state now %s", r->deadline_ms,
+		       (unsigned long long)r->beat, gnio_runner_state_name(gnio_runner_get_state(r->p->runner)));
+	else
+		strfmt(r->text[step], sizeof(r->text[step]), "%s", text);
+}
+
+/* A rollback that stopped part-way (a hung kernel, a refused step) is kept
+ * and resumed by the next pipe_rollback on the same pipe, so nothing it
+ * already released is touched twice. The device context of a stopped
+ * rollback is never destroyed, so (pipe, gpu) names it. */
+static struct gnio_rollback *rb_kept;
+static const struct pipe *rb_kept_pipe;
+static const struct gnio_gpu *rb_kept_gpu;
+
+/* Register what pipe_up built; order within a kind is creation order. */
+static gnio_error_t pipe_rb_create(struct pipe *p, struct gnio_rollback **out)
+{
+	struct gnio_rollback *rb;
+	gnio_error_t e = gnio_rollback_create(p->gpu, &rb);
+	if (e)
+		return e;
+	if (p->rxq)
+		e = first_err(e, gnio_rollback_add_rxq(rb, p->rxq));
+	if (p->txq)
+		e = first_err(e, gnio_rollback_add_txq(rb, p->txq));
+	for (int i = 0; i < p->nallocs; i++)
+		if (p->allocs[i].gpu_ptr)
+			e = first_err(e, gnio_rollback_add_mem(rb, p->allocs[i].gpu_ptr));
+	if (p->rx_pool)
+		e = first_err(e, gnio_rollback_add_buf_arr(rb, p->rx_pool));
+	if (p->tx_pool)
+		e = first_err(e, gnio_rollback_add_buf_arr(rb, p->tx_pool));
+	if (p->runner)
+		e = first_err(e, gnio_rollback_add_runner(rb, p->runner));
+	if (e) {
+		gnio_rollback_destroy(rb);
+		return e;
+	}
+	*out = rb;
+	return GNIO_SUCCESS;
+}
+
 gnio_error_t pipe_rollback(struct pipe *p, uint32_t deadline_ms, int verify, pipe_step_fn fn, void *user)
 {
-	gnio_error_t err = GNIO_SUCCESS, e;
+	static const char *const name[6] = {
+		NULL,
+		"1 stop kernel (stop flag, poll to deadline)",
+		"2 destroy buffer arrays in reverse registration order",
+		"3 stop the queues' GPU datapath and release their handles",
+		"4 free device memory and destroy the device context",
+		"5 re-verify the wire with a fresh queue",
+	};
+	gnio_error_t err = GNIO_SUCCESS, e = GNIO_SUCCESS;
+	struct gnio_rollback *rb = NULL;
+	unsigned next = GNIO_ROLLBACK_DONE;
+	struct rb_rec rec;
 	char d[256];
 
-	/* 1: the kernel first, with a fixed deadline; fail closed on a miss. */
+	memset(&rec, 0, sizeof(rec));
+	rec.p = p;
+	rec.deadline_ms = deadline_ms;
+	int had_runner = p->runner != NULL;
 	if (p->runner) {
 		enum gnio_runner_state s = gnio_runner_get_state(p->runner);
-		if (s == GNIO_RUNNER_RUNNING || s == GNIO_RUNNER_EXITED || s == GNIO_RUNNER_FAILED ||
-		    s == GNIO_RUNNER_HUNG) {
-			uint64_t beat = gnio_runner_get_heartbeat(p->runner);
-			e = gnio_runner_stop(p->runner, deadline_ms);
-			strfmt(d, sizeof(d), "deadline %u ms, heartbeat %llu, state now %s", deadline_ms,
-			       (unsigned long long)beat, gnio_runner_state_name(gnio_runner_get_state(p->runner)));
-			if (e == GNIO_ERROR_TIME_OUT) {
-				p->hung = 1;
-				if (fn) {
-					fn(user, "1 stop kernel (stop flag, poll to deadline)", e, "program", d);
-					fn(user, "FAIL CLOSED: steps 2-5 not run, nothing freed", e, "program",
-					   "a kernel that may still touch the memory holds it; debug the hung kernel");
-				}
-				return e;
-			}
-			/* DRIVER means the kernel faulted: it has finished, so the
-			 * rollback may go on, but the result reports it. */
-			if (fn)
-				fn(user, "1 stop kernel (stop flag, poll to deadline)", e, "program", e ? reason(e) : d);
-			err = first_err(err, e);
-		} else if (fn) {
-			fn(user, "1 stop kernel (stop flag, poll to deadline)", GNIO_SUCCESS, "program", "no kernel running");
+		rec.had_kernel = s == GNIO_RUNNER_RUNNING || s == GNIO_RUNNER_EXITED || s == GNIO_RUNNER_HUNG;
+		rec.beat = gnio_runner_get_heartbeat(p->runner);
+	}
+	if (rb_kept && (rb_kept_pipe != p || rb_kept_gpu != p->gpu)) {
+		gnio_rollback_destroy(rb_kept); /* another pipeline's: forget it */
+		rb_kept = NULL;
+	}
+	if (rb_kept) {
+		rb = rb_kept; /* resume where the last run stopped */
+		rb_kept = NULL;
+	} else if (p->gpu && (e = pipe_rb_create(p, &rb))) {
+		if (fn)
+			fn(user, name[1], e, "program", reason(e));
+		return e;
+	}
+	if (rb) {
+		gnio_rollback_set_step_cb(rb, rb_rec_step, &rec);
+		err = gnio_rollback_run(rb, deadline_ms);
+		gnio_rollback_get_next_step(rb, &next);
+	}
+
+	/* 1: the kernel first, with a fixed deadline; fail closed on a miss. */
+	if (err == GNIO_ERROR_TIME_OUT && next == 1) {
+		p->hung = 1;
+		rb_kept = rb;
+		rb_kept_pipe = p;
+		rb_kept_gpu = p->gpu;
+		if (fn) {
+			fn(user, name[1], err, "program", rec.text[1]);
+			fn(user, "FAIL CLOSED: steps 2-5 not run, nothing freed", err, "program",
+			   "a kernel that may still touch the memory holds it; debug the hung kernel");
 		}
-		e = gnio_runner_destroy(p->runner);
-		if (!e)
-			p->runner = NULL;
-		err = first_err(err, e);
+		return err;
 	}
-
-	/* 2: buffer arrays, newest first (the library refuses any other order). */
-	e = GNIO_SUCCESS;
-	if (p->tx_pool && !(e = gnio_buf_arr_destroy(p->tx_pool)))
-		p->tx_pool = NULL;
-	if (!e && p->rx_pool && !(e = gnio_buf_arr_destroy(p->rx_pool)))
-		p->rx_pool = NULL;
-	if (fn)
-		fn(user, "2 destroy buffer arrays in reverse registration order", e, "program", e ? reason(e) : "newest first");
-	err = first_err(err, e);
-
-	/* 3: the GPU side of the queues: stopping drops the handles and rings. */
-	e = GNIO_SUCCESS;
-	enum gnio_ctx_state st;
-	if (p->txq) {
-		gnio_ctx_get_state(gnio_eth_txq_as_ctx(p->txq), &st);
-		if (st == GNIO_CTX_STATE_STARTED)
-			e = gnio_ctx_stop(gnio_eth_txq_as_ctx(p->txq));
-		if (!e && !(e = gnio_eth_txq_destroy(p->txq)))
-			p->txq = NULL;
-	}
-	if (!e && p->rxq) {
-		gnio_ctx_get_state(gnio_eth_rxq_as_ctx(p->rxq), &st);
-		if (st == GNIO_CTX_STATE_STARTED)
-			e = gnio_ctx_stop(gnio_eth_rxq_as_ctx(p->rxq));
-		if (!e && !(e = gnio_eth_rxq_destroy(p->rxq)))
-			p->rxq = NULL;
-	}
-	if (fn)
-		fn(user, "3 stop the queues' GPU datapath and release their handles", e, "program",
-		   e ? reason(e) : "GPU handles gone, rings freed");
-	err = first_err(err, e);
-
-	/* 4: memory, then the device context that owns it. */
-	e = GNIO_SUCCESS;
-	for (int i = p->nallocs - 1; i >= 0 && !e; i--)
-		if (p->allocs[i].gpu_ptr && !(e = gnio_gpu_mem_free(p->gpu, p->allocs[i].gpu_ptr)))
+	if (next > 2)
+		p->rx_pool = p->tx_pool = NULL;
+	if (next > 3)
+		p->runner = NULL;
+	if (next > 4)
+		for (int i = 0; i < p->nallocs; i++)
 			p->allocs[i].gpu_ptr = NULL;
-	if (!e && p->gpu && !(e = gnio_gpu_destroy(p->gpu)))
+	if (next < 5) {
+		/* A step refused (the library names why): report up to it and
+		 * keep the rollback to resume; nothing after it ran. */
+		rb_kept = rb;
+		rb_kept_pipe = p;
+		rb_kept_gpu = p->gpu;
+		for (unsigned s = 1; s <= 5 && fn; s++)
+			if (rec.seen[s] && (s > 1 || had_runner))
+				fn(user, name[s], rec.err[s], "program", rec.text[s]);
+		return err;
+	}
+	if (rb)
+		gnio_rollback_destroy(rb);
+
+	/* 3 (the pipe's part): the library left the queues stopped and
+	 * reusable; this pipeline is ending, so they go. */
+	e = GNIO_SUCCESS;
+	if (p->txq && !(e = gnio_eth_txq_destroy(p->txq)))
+		p->txq = NULL;
+	if (!e && p->rxq && !(e = gnio_eth_rxq_destroy(p->rxq)))
+		p->rxq = NULL;
+	if (e && !rec.err[3]) {
+		rec.err[3] = e;
+		strfmt(rec.text[3], sizeof(rec.text[3]), "%s", reason(e));
+	}
+	err = first_err(err, e);
+	/* 4 (the pipe's part): the device context that owned the memory. */
+	e = GNIO_SUCCESS;
+	if (p->gpu && !(e = gnio_gpu_destroy(p->gpu)))
 		p->gpu = NULL;
-	if (fn)
-		fn(user, "4 free device memory and destroy the device context", e, "program",
-		   e ? reason(e) : "all allocations freed");
+	if (e && !rec.err[4]) {
+		rec.err[4] = e;
+		strfmt(rec.text[4], sizeof(rec.text[4]), "%s", reason(e));
+	}
 	err = first_err(err, e);
 
-	/* 5: the parent wire must still carry traffic. */
+	if (fn) {
+		if (had_runner)
+			fn(user, name[1], rec.err[1], "program", rec.text[1]);
+		fn(user, name[2], rec.err[2], "program", rec.err[2] ? rec.text[2] : "newest first");
+		fn(user, name[3], rec.err[3], "program", rec.err[3] ? rec.text[3] : "GPU handles gone, rings freed");
+		fn(user, name[4], rec.err[4], "program", rec.err[4] ? rec.text[4] : "all allocations freed");
+	}
+
+	/* 5: the library checked the queues restart; the parent wire must
+	 * still carry traffic. */
+	gnio_error_t e5 = rec.err[5] == GNIO_ERROR_SKIPPED ? GNIO_SUCCESS : rec.err[5];
 	if (verify && p->dev) {
 		d[0] = 0;
 		e = reverify_wire(p, d, sizeof(d));
-		if (fn)
-			fn(user, "5 re-verify the wire with a fresh queue", e, "program", d);
+		if (fn) {
+			char d5[600];
+			if (rec.seen[5] && rec.err[5] != GNIO_ERROR_SKIPPED)
+				strfmt(d5, sizeof(d5), "%s; %s", d, rec.text[5]);
+			else
+				strfmt(d5, sizeof(d5), "%s", d);
+			fn(user, name[5], first_err(e5, e), "program", d5);
+		}
 		err = first_err(err, e);
+	} else if (e5 && fn) {
+		fn(user, name[5], e5, "program", rec.text[5]);
 	}
 
 	if (p->peer) {
