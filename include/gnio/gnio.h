@@ -15,6 +15,7 @@
 #include "semaphore.h"
 #include "pe.h"
 #include "runner.h"
+#include "rollback.h"
 #include "gen.h"
 #include "sw.h"
 
