@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +131,7 @@ struct run_state {
 	struct gnio_sw_peer *peer;
 	unsigned nq;
 	struct run_queue q[RUN_MAX_QUEUES];
+	struct gnio_rollback *rb; /* every object above, in creation order */
 };
 
 static void step_log(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -144,79 +147,45 @@ static void step_log(int quiet, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Rollback step 1: stop every kernel (flag, then poll to a deadline).
- * Returns 0 when all stopped, 1 when one hung (fail closed: free nothing). */
-static int rollback_kernel(struct run_state *s, int quiet)
+/* The rollback (gnio_rollback_run) reports each step here. At step 1 the
+ * kernels are done and their memory still allocated: copy the final counters. */
+struct run_rb {
+	struct run_state *s;
+	int quiet;
+	struct gnio_app_stats *qks;
+};
+
+static void run_rb_step(void *user, unsigned step, gnio_error_t err, const char *text)
 {
-	int hung = 0, any = 0;
-	for (unsigned i = 0; i < s->nq; i++) {
-		struct run_queue *rq = &s->q[i];
-		if (!rq->runner || !rq->kernel_running)
-			continue;
-		any = 1;
-		gnio_error_t err = gnio_runner_stop(rq->runner, 5000);
-		if (err != GNIO_SUCCESS && gnio_runner_get_state(rq->runner) == GNIO_RUNNER_HUNG) {
-			step_log(0, "rollback 1/5: kernel of queue %u did not stop: %s: %s; failing closed, nothing freed",
-				 i, gnio_error_get_name(err), gnio_last_error_msg());
-			hung = 1;
-			continue;
-		}
-		rq->kernel_running = 0;
-		if (err != GNIO_SUCCESS)
-			step_log(0, "rollback 1/5: kernel of queue %u ended with %s: %s", i, gnio_error_get_name(err),
-				 gnio_last_error_msg());
-	}
-	if (any && !hung)
-		step_log(quiet, "rollback 1/5: kernel%s stopped (stop flag set, completion polled within the deadline)",
-			 s->nq > 1 ? "s" : "");
-	return hung;
+	struct run_rb *r = user;
+	if (step == 1 && err != GNIO_ERROR_TIME_OUT && r->qks)
+		for (unsigned i = 0; i < r->s->nq; i++)
+			if (r->s->q[i].stats)
+				r->qks[i] = *r->s->q[i].stats;
+	if (err && err != GNIO_ERROR_SKIPPED)
+		step_log(0, "rollback %u/5: %s: %s", step, gnio_error_get_name(err), text);
+	else
+		step_log(r->quiet, "rollback %u/5: %s", step, text);
 }
 
-/* Rollback steps 2-4: buffer arrays (reverse order), rings and proxies, memory.
- * The eth queues stay (stopped, reusable) until destroy_rest(). */
-static void rollback_rest(struct run_state *s, int quiet)
+/* After a rollback that completed, the objects it released are gone. */
+static void forget_released(struct run_state *s)
 {
 	for (unsigned i = 0; i < s->nq; i++) {
-		if (s->q[i].runner)
-			gnio_runner_destroy(s->q[i].runner);
-		s->q[i].runner = NULL;
-	}
-	for (unsigned i = s->nq; i-- > 0;) {
 		struct run_queue *rq = &s->q[i];
-		if (rq->tx_pool)
-			gnio_buf_arr_destroy(rq->tx_pool);
-		if (rq->rx_pool)
-			gnio_buf_arr_destroy(rq->rx_pool);
-		rq->tx_pool = rq->rx_pool = NULL;
-	}
-	step_log(quiet, "rollback 2/5: buffer arrays destroyed in reverse registration order");
-	for (unsigned i = 0; i < s->nq; i++) {
-		struct run_queue *rq = &s->q[i];
-		enum gnio_ctx_state st;
-		if (rq->txq && gnio_ctx_get_state(gnio_eth_txq_as_ctx(rq->txq), &st) == GNIO_SUCCESS &&
-		    st == GNIO_CTX_STATE_STARTED)
-			gnio_ctx_stop(gnio_eth_txq_as_ctx(rq->txq));
-		if (rq->rxq && gnio_ctx_get_state(gnio_eth_rxq_as_ctx(rq->rxq), &st) == GNIO_SUCCESS &&
-		    st == GNIO_CTX_STATE_STARTED)
-			gnio_ctx_stop(gnio_eth_rxq_as_ctx(rq->rxq));
-	}
-	step_log(quiet, "rollback 3/5: GPU-visible rings and proxies stopped; eth queues kept");
-	for (unsigned i = 0; i < s->nq; i++) {
-		struct run_queue *rq = &s->q[i];
-		if (rq->stats_mem)
-			gnio_gpu_mem_free(s->gpu, rq->stats_mem);
-		if (rq->tx_mem)
-			gnio_gpu_mem_free(s->gpu, rq->tx_mem);
-		if (rq->rx_mem)
-			gnio_gpu_mem_free(s->gpu, rq->rx_mem);
-		rq->stats_mem = rq->tx_mem = rq->rx_mem = NULL;
+		rq->runner = NULL;
+		rq->rx_pool = rq->tx_pool = NULL;
+		rq->rx_mem = rq->tx_mem = rq->stats_mem = NULL;
 		rq->stats = NULL;
+		rq->kernel_running = 0;
 	}
-	step_log(quiet, "rollback 4/5: device memory freed");
 }
 
 static void destroy_rest(struct run_state *s)
 {
+	if (s->rb)
+		gnio_rollback_destroy(s->rb);
+	s->rb = NULL;
 	for (unsigned i = 0; i < s->nq; i++) {
 		if (s->q[i].txq)
 			gnio_eth_txq_destroy(s->q[i].txq);
@@ -237,6 +206,35 @@ static void destroy_rest(struct run_state *s)
 }
 
 static uint64_t ld(const uint64_t *p) { return gnio_load_acquire_u64(p); }
+
+/* With a sending app on the sw wire, gnio run plays the peer's receiving
+ * end too, so frames the kernel sends do not back up (and stall it). */
+struct peer_drain {
+	struct gnio_sw_peer *peer;
+	unsigned nq;
+	int stop;
+	uint64_t received;
+	pthread_t thread;
+};
+
+static void *peer_drain_main(void *arg)
+{
+	struct peer_drain *d = arg;
+	uint8_t buf[16384];
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+		unsigned got = 0;
+		for (unsigned q = 0; q < d->nq; q++) {
+			uint32_t len;
+			while (gnio_sw_peer_recv(d->peer, (uint16_t)q, buf, sizeof(buf), &len, NULL) == GNIO_SUCCESS) {
+				got++;
+				__atomic_store_n(&d->received, d->received + 1, __ATOMIC_RELAXED);
+			}
+		}
+		if (!got)
+			sched_yield();
+	}
+	return NULL;
+}
 
 static void sum_kernel(struct run_state *s, uint64_t *pk, uint64_t *by)
 {
@@ -437,10 +435,20 @@ int gnio_cmd_run(int argc, char **argv)
 	}
 	struct run_state s;
 	memset(&s, 0, sizeof(s));
+	/* Declared before the first goto fail so the fail path sees them set. */
+	struct peer_drain drain;
+	memset(&drain, 0, sizeof(drain));
+	int drain_running = 0;
 	gnio_error_t err = gnio_gpu_create(bus, &s.gpu);
 	if (err != GNIO_SUCCESS) {
 		fprintf(stderr, "gnio run: --gpu %s: %s (%s)\n", bus, gnio_last_error_msg(), gnio_error_get_name(err));
 		return env_exit(err);
+	}
+	err = gnio_rollback_create(s.gpu, &s.rb);
+	if (err != GNIO_SUCCESS) {
+		fprintf(stderr, "gnio run: rollback bookkeeping: %s\n", gnio_last_error_msg());
+		destroy_rest(&s);
+		return GNIO_EXIT_FAIL;
 	}
 	int on_cpu = gnio_gpu_is_cpu(s.gpu);
 	gnio_runner_launch_fn kernel = on_cpu ? app->cpu : app->cuda;
@@ -500,9 +508,12 @@ int gnio_cmd_run(int argc, char **argv)
 		void *cpu_ptr;
 		RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, (size_t)o.ring * slot, 4096, rx_mem_type, &rq->rx_mem, &cpu_ptr),
 			  "RX payload pool");
+		RUN_CHECK(gnio_rollback_add_mem(s.rb, rq->rx_mem), "rollback registration");
 		RUN_CHECK(gnio_buf_arr_create(s.gpu, rq->rx_mem, slot, o.ring, &rq->rx_pool), "RX buffer array");
+		RUN_CHECK(gnio_rollback_add_buf_arr(s.rb, rq->rx_pool), "rollback registration");
 		RUN_CHECK(gnio_buf_arr_start(rq->rx_pool), "RX buffer array start");
 		RUN_CHECK(gnio_eth_rxq_create(s.dev, o.burst, max_packet, &rq->rxq), "RX queue");
+		RUN_CHECK(gnio_rollback_add_rxq(s.rb, rq->rxq), "rollback registration");
 		RUN_CHECK(gnio_eth_rxq_set_queue_id(rq->rxq, (uint16_t)i), "RX queue id");
 		RUN_CHECK(gnio_eth_rxq_set_num_packets(rq->rxq, o.ring), "--ring");
 		RUN_CHECK(gnio_eth_rxq_set_flow_control(rq->rxq, o.flow_control), "flow control");
@@ -516,9 +527,12 @@ int gnio_cmd_run(int argc, char **argv)
 			uint32_t tx_ring = 1024;
 			RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, (size_t)tx_ring * slot, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU,
 						     &rq->tx_mem, &cpu_ptr), "TX payload pool");
+			RUN_CHECK(gnio_rollback_add_mem(s.rb, rq->tx_mem), "rollback registration");
 			RUN_CHECK(gnio_buf_arr_create(s.gpu, rq->tx_mem, slot, tx_ring, &rq->tx_pool), "TX buffer array");
+			RUN_CHECK(gnio_rollback_add_buf_arr(s.rb, rq->tx_pool), "rollback registration");
 			RUN_CHECK(gnio_buf_arr_start(rq->tx_pool), "TX buffer array start");
 			RUN_CHECK(gnio_eth_txq_create(s.dev, o.burst, &rq->txq), "TX queue");
+			RUN_CHECK(gnio_rollback_add_txq(s.rb, rq->txq), "rollback registration");
 			RUN_CHECK(gnio_eth_txq_set_queue_id(rq->txq, (uint16_t)i), "TX queue id");
 			RUN_CHECK(gnio_eth_txq_set_num_packets(rq->txq, tx_ring), "TX ring");
 			RUN_CHECK(gnio_eth_txq_set_pkt_buf(rq->txq, rq->tx_pool), "TX pool registration");
@@ -529,12 +543,14 @@ int gnio_cmd_run(int argc, char **argv)
 		void *stats_cpu;
 		RUN_CHECK(gnio_gpu_mem_alloc(s.gpu, sizeof(struct gnio_app_stats), GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU,
 					     &rq->stats_mem, &stats_cpu), "kernel stats");
+		RUN_CHECK(gnio_rollback_add_mem(s.rb, rq->stats_mem), "rollback registration");
 		rq->stats = stats_cpu;
 		rq->args = (struct gnio_app_args){
 			.rxq = rxh, .txq = txh, .stats = rq->stats_mem, .max_batch = o.batch, .timeout_ns = 200000,
 			.blocks = 1, .threads = o.threads, .recv_scope = scope,
 		};
 		RUN_CHECK(gnio_runner_create(s.gpu, &rq->runner), "runner");
+		RUN_CHECK(gnio_rollback_add_runner(s.rb, rq->runner), "rollback registration");
 	}
 
 	signal(SIGINT, on_signal);
@@ -549,6 +565,12 @@ int gnio_cmd_run(int argc, char **argv)
 		RUN_CHECK(gnio_sw_peer_open(name, &s.peer), "sw peer");
 		for (unsigned i = 0; i < s.nq; i++)
 			RUN_CHECK(gnio_sw_peer_gen_attach(s.peer, (uint16_t)i, &gen), "generator");
+		if (app->needs_tx) {
+			drain.peer = s.peer;
+			drain.nq = s.nq;
+			if (pthread_create(&drain.thread, NULL, peer_drain_main, &drain) == 0)
+				drain_running = 1;
+		}
 	}
 	if (!o.quiet)
 		fprintf(stderr, "gnio: %s%s on %s, app %s, %u-byte %s frames%s, %u queue%s, %s\n",
@@ -656,16 +678,30 @@ int gnio_cmd_run(int argc, char **argv)
 		sleep_ms(10);
 	}
 	int quiet_steps = o.quiet || o.json;
-	if (rollback_kernel(&s, quiet_steps)) {
-		fprintf(stderr, "gnio run: kernel hung; memory left allocated on purpose (see docs/rollback.md)\n");
+	/* Offered counts stop moving once the generators are detached; read
+	 * them while the queues still exist. */
+	uint64_t offered_gen = have_peer ? sum_offered(&s) : 0;
+	struct gnio_app_stats ks, qks[RUN_MAX_QUEUES];
+	memset(qks, 0, sizeof(qks));
+	struct run_rb rr = {&s, quiet_steps, qks};
+	gnio_rollback_set_step_cb(s.rb, run_rb_step, &rr);
+	gnio_error_t rerr = gnio_rollback_run(s.rb, 5000);
+	unsigned next_step = 0;
+	gnio_rollback_get_next_step(s.rb, &next_step);
+	if (rerr == GNIO_ERROR_TIME_OUT || next_step < 5) {
+		/* Failed closed: what the kernels may still touch stays allocated. */
+		fprintf(stderr, "gnio run: rollback stopped at step %u (%s); memory left allocated on purpose "
+			"(see docs/rollback.md)\n", next_step, gnio_error_get_name(rerr));
 		return GNIO_EXIT_FAIL;
 	}
-	/* The kernels are done: their counters are final. Copy them before
-	 * step 4 frees the memory they live in. */
-	struct gnio_app_stats ks, qks[RUN_MAX_QUEUES];
+	forget_released(&s);
+	if (drain_running) {
+		__atomic_store_n(&drain.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(drain.thread, NULL);
+		drain_running = 0;
+	}
 	memset(&ks, 0, sizeof(ks));
 	for (unsigned i = 0; i < s.nq; i++) {
-		qks[i] = *s.q[i].stats;
 		ks.packets += qks[i].packets;
 		ks.bytes += qks[i].bytes;
 		ks.errors += qks[i].errors;
@@ -673,8 +709,6 @@ int gnio_cmd_run(int argc, char **argv)
 		for (int k = 0; k < GNIO_PROTO_COUNT; k++)
 			ks.proto[k] += qks[i].proto[k];
 	}
-	uint64_t offered_gen = have_peer ? sum_offered(&s) : 0;
-	rollback_rest(&s, quiet_steps);
 	struct gnio_eth_rxq_stats qrst[RUN_MAX_QUEUES];
 	memset(&rst, 0, sizeof(rst));
 	struct gnio_eth_txq_stats tst = {0};
@@ -692,7 +726,7 @@ int gnio_cmd_run(int argc, char **argv)
 	snprintf(dev_name, sizeof(dev_name), "%s", gnio_gpu_get_name(s.gpu));
 	unsigned nq = s.nq;
 	destroy_rest(&s);
-	step_log(quiet_steps, "rollback 5/5: wire and device closed");
+	step_log(quiet_steps, "gnio: wire and device closed");
 
 	/* offered: what the peer put on the wire when we can see it (sw), else
 	 * everything the wire delivered. */
@@ -767,6 +801,8 @@ int gnio_cmd_run(int argc, char **argv)
 		json_obj_end(&j);
 		json_u64(&j, "dropped_total", rst.dropped_total);
 		json_u64(&j, "tx_packets", tst.tx_packets);
+		if (app->needs_tx && have_peer)
+			json_u64(&j, "peer_received", drain.received);
 		json_u64(&j, "tx_errors", tst.tx_errors);
 		json_dbl(&j, "mpps", mpps);
 		json_dbl(&j, "gbps", gbps);
@@ -806,8 +842,21 @@ int gnio_cmd_run(int argc, char **argv)
 	return rc;
 
 fail:
-	rollback_kernel(&s, 1);
-	rollback_rest(&s, 1);
+	if (drain_running) {
+		__atomic_store_n(&drain.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(drain.thread, NULL);
+	}
+	{
+		unsigned stopped_at = 0;
+		gnio_rollback_run(s.rb, 5000);
+		gnio_rollback_get_next_step(s.rb, &stopped_at);
+		if (stopped_at < 5) {
+			fprintf(stderr, "gnio run: rollback stopped at step %u; memory left allocated on purpose\n",
+				stopped_at);
+			return env_exit(err);
+		}
+		forget_released(&s);
+	}
 	destroy_rest(&s);
 	return env_exit(err);
 }
