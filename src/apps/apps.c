@@ -29,7 +29,14 @@ static const struct gnio_app app_echo = {
 	.cuda = CUDA_FN(gnio_app_echo_cuda),
 };
 
-static const struct gnio_app *const apps[] = {&app_count, &app_classify, &app_echo, NULL};
+static const struct gnio_app app_touch = {
+	.name = "touch",
+	.summary = "read every payload byte (XOR digest): what the kernel really pulls from the pool",
+	.cpu = gnio_app_touch_cpu,
+	.cuda = CUDA_FN(gnio_app_touch_cuda),
+};
+
+static const struct gnio_app *const apps[] = {&app_count, &app_classify, &app_echo, &app_touch, NULL};
 
 const struct gnio_app *gnio_app_find(const char *name)
 {

@@ -27,6 +27,7 @@ struct gnio_app_stats {
 	uint64_t errors;       /* recv/send errors other than AGAIN */
 	uint64_t last_error;   /* gnio_error_t of the last error */
 	uint64_t verify_fail;  /* frames whose content did not check out */
+	uint64_t digest;       /* touch app: XOR of every 32-bit payload word read */
 	uint64_t proto[GNIO_PROTO_COUNT];
 };
 
@@ -59,11 +60,13 @@ const struct gnio_app *const *gnio_app_list(void);
 gnio_error_t gnio_app_count_cpu(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_classify_cpu(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_echo_cpu(const struct gnio_runner_launch *l);
+gnio_error_t gnio_app_touch_cpu(const struct gnio_runner_launch *l);
 #ifdef GNIO_HAVE_CUDA
 /* CUDA launchers (apps_cuda.cu) */
 gnio_error_t gnio_app_count_cuda(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_classify_cuda(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_echo_cuda(const struct gnio_runner_launch *l);
+gnio_error_t gnio_app_touch_cuda(const struct gnio_runner_launch *l);
 #endif
 
 #ifdef __cplusplus

@@ -15,6 +15,7 @@ static void publish(struct gnio_app_stats *st, const struct gnio_app_stats *loca
 	gnio_store_relaxed_u64(&st->tx_again, local->tx_again);
 	gnio_store_relaxed_u64(&st->errors, local->errors);
 	gnio_store_relaxed_u64(&st->last_error, local->last_error);
+	gnio_store_relaxed_u64(&st->digest, local->digest);
 	for (int i = 0; i < GNIO_PROTO_COUNT; i++)
 		gnio_store_relaxed_u64(&st->proto[i], local->proto[i]);
 	/* RELEASE(stats.packets) last: a reader that sees the packet count sees
@@ -22,7 +23,21 @@ static void publish(struct gnio_app_stats *st, const struct gnio_app_stats *loca
 	gnio_store_release_u64(&st->packets, local->packets);
 }
 
-enum { APP_COUNT, APP_CLASSIFY, APP_ECHO };
+enum { APP_COUNT, APP_CLASSIFY, APP_ECHO, APP_TOUCH };
+
+/* XOR of the frame's 32-bit words (tail bytes zero-extended). */
+static uint32_t frame_digest(const uint8_t *p, uint32_t len)
+{
+	uint32_t x = 0, w;
+	uint32_t i = 0;
+	for (; i + 4 <= len; i += 4) {
+		memcpy(&w, p + i, 4);
+		x ^= w;
+	}
+	for (uint32_t k = 0; i < len; i++, k++)
+		x ^= (uint32_t)p[i] << (8 * k);
+	return x;
+}
 
 static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 {
@@ -55,6 +70,8 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 			local.bytes += len;
 			if (kind == APP_CLASSIFY)
 				local.proto[gnio_classify(pkt, len)]++;
+			if (kind == APP_TOUCH)
+				local.digest ^= frame_digest(pkt, len);
 			if (kind == APP_ECHO && txq) {
 				uint64_t t;
 				err = gnio_dev_eth_txq_reserve(txq, 1, &t);
@@ -97,3 +114,4 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 gnio_error_t gnio_app_count_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_COUNT); }
 gnio_error_t gnio_app_classify_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_CLASSIFY); }
 gnio_error_t gnio_app_echo_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_ECHO); }
+gnio_error_t gnio_app_touch_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_TOUCH); }

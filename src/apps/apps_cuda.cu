@@ -27,6 +27,7 @@ extern "C" {
 #define APP_COUNT 0
 #define APP_CLASSIFY 1
 #define APP_ECHO 2
+#define APP_TOUCH 3
 
 #define DEF_THREADS 256u
 #define DEF_BATCH 256u
@@ -95,9 +96,11 @@ struct app_totals {
 	uint64_t packets, bytes, batches;
 	uint64_t tx_packets, tx_again, errors, last_error, verify_fail;
 	uint64_t proto[GNIO_PROTO_COUNT];
+	uint64_t digest;
 };
 struct app_batch_acc {
 	unsigned long long bytes;
+	unsigned long long digest;
 	unsigned int proto[GNIO_PROTO_COUNT];
 };
 
@@ -119,6 +122,8 @@ __device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const str
 		for (int i = 0; i < GNIO_PROTO_COUNT; i++)
 			gnio_store_relaxed_u64(&st->proto[i], t->proto[i]);
 	}
+	if (app == APP_TOUCH)
+		gnio_store_relaxed_u64(&st->digest, t->digest);
 }
 
 /*
@@ -299,6 +304,33 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 			if (APP == APP_CLASSIFY)
 				atomicAdd(&s_acc.proto[gnio_classify(p, len)], 1u);
 		}
+		if (APP == APP_TOUCH) {
+			/* Every payload word, a warp per frame: lanes read
+			 * consecutive words, so each frame is a few coalesced
+			 * PCIe reads of pinned memory (or L2 for GPU pools). */
+			const uint32_t lane = tid & 31u, warp = tid / 32u;
+			const uint32_t nwarps = nthr >= 32 ? nthr / 32u : 1u;
+			uint32_t x = 0;
+			for (uint32_t f = (nthr >= 32 ? warp : 0); f < b.count; f += nwarps) {
+				uint8_t *p;
+				uint32_t len;
+				gnio_dev_eth_rxq_get_pkt(a.rxq, b.first + f, &p, &len, NULL);
+				const uint32_t *w = (const uint32_t *)p; /* slots are 4-byte aligned */
+				uint32_t nw = len / 4;
+				for (uint32_t k = (nthr >= 32 ? lane : 0); k < nw; k += (nthr >= 32 ? 32u : 1u))
+					x ^= w[k];
+				if ((nthr < 32 || lane == 0) && (len & 3)) {
+					for (uint32_t i = nw * 4, k = 0; i < len; i++, k++)
+						x ^= (uint32_t)p[i] << (8 * k);
+				}
+			}
+			if (nthr > 1) {
+				if (x)
+					atomicXor(&s_acc.digest, (unsigned long long)x);
+			} else {
+				s_acc.digest ^= x;
+			}
+		}
 		if (nthr > 1) {
 			if (bytes)
 				atomicAdd(&s_acc.bytes, bytes);
@@ -311,6 +343,10 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 			s_tot.bytes += s_acc.bytes;
 			s_tot.batches++;
 			s_acc.bytes = 0;
+			if (APP == APP_TOUCH) {
+				s_tot.digest ^= s_acc.digest;
+				s_acc.digest = 0;
+			}
 			if (APP == APP_CLASSIFY) {
 				for (int k = 0; k < GNIO_PROTO_COUNT; k++) {
 					s_tot.proto[k] += s_acc.proto[k];
@@ -387,4 +423,9 @@ extern "C" gnio_error_t gnio_app_classify_cuda(const struct gnio_runner_launch *
 extern "C" gnio_error_t gnio_app_echo_cuda(const struct gnio_runner_launch *l)
 {
 	return launch_app<APP_ECHO>(l);
+}
+
+extern "C" gnio_error_t gnio_app_touch_cuda(const struct gnio_runner_launch *l)
+{
+	return launch_app<APP_TOUCH>(l);
 }

@@ -60,7 +60,9 @@ static void usage(FILE *f)
 		"  --wire SPEC       sw:NAME (default sw:demo), null:NAME, afxdp:IFACE[@Q], afpacket:IFACE,\n"
 		"                    pcap:FILE (null: endless unwritten frames, to measure gnio itself)\n"
 		"  --gpu BUSID|cpu   device (default: first usable CUDA GPU, else cpu)\n"
-		"  --app NAME        count (default), classify, echo\n"
+		"  --app NAME        count (default): frames and bytes from the completions;\n"
+		"                    classify: per-protocol counts; echo: send each frame back;\n"
+		"                    touch: read every payload byte (what the kernel really pulls)\n"
 		"  --size N          generated frame size in bytes, 60..9216 (default 64)\n"
 		"  --proto P         udp (default), dns, tcp, http, icmp, arp, mix\n"
 		"  --rate PPS        generator rate; 0 = as fast as the kernel takes (default 0)\n"
@@ -386,7 +388,7 @@ int gnio_cmd_run(int argc, char **argv)
 	}
 	const struct gnio_app *app = gnio_app_find(o.app);
 	if (!app) {
-		fprintf(stderr, "gnio run: unknown app '%s' (count, classify, echo)\n", o.app);
+		fprintf(stderr, "gnio run: unknown app '%s' (count, classify, echo, touch)\n", o.app);
 		return GNIO_EXIT_USAGE;
 	}
 	int scope = !strcmp(o.scope, "thread") ? 0 : !strcmp(o.scope, "warp") ? 1 : !strcmp(o.scope, "block") ? 2 : -1;
@@ -706,6 +708,7 @@ int gnio_cmd_run(int argc, char **argv)
 		ks.bytes += qks[i].bytes;
 		ks.errors += qks[i].errors;
 		ks.tx_packets += qks[i].tx_packets;
+		ks.digest ^= qks[i].digest;
 		for (int k = 0; k < GNIO_PROTO_COUNT; k++)
 			ks.proto[k] += qks[i].proto[k];
 	}
@@ -818,6 +821,8 @@ int gnio_cmd_run(int argc, char **argv)
 			json_u64(&j, "protocols_total", proto_sum);
 		}
 		json_u64(&j, "kernel_errors", ks.errors);
+		if (!strcmp(app->name, "touch"))
+			json_u64(&j, "digest", ks.digest);
 		json_bool(&j, "balanced", balanced);
 		json_arr_begin(&j, "per_queue");
 		for (unsigned i = 0; i < nq; i++) {

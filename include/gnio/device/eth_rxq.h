@@ -31,7 +31,9 @@ GNIO_DEV gnio_error_t gnio_dev_eth_rxq_recv_thread(const struct gnio_gpu_eth_rxq
 	uint32_t n = gnio_rx_ring_take(q, max, first);
 	if (n == 0 && timeout_ns != 0) {
 		uint64_t start = gnio_dev_time_ns();
+#if !GNIO_ON_GPU
 		unsigned spins = 0;
+#endif
 		do {
 			gnio_cpu_relax();
 #if !GNIO_ON_GPU
@@ -39,8 +41,6 @@ GNIO_DEV gnio_error_t gnio_dev_eth_rxq_recv_thread(const struct gnio_gpu_eth_rxq
 			 * feed it: after a short spin, let them run. */
 			if (++spins > 64)
 				sched_yield();
-#else
-			(void)spins;
 #endif
 			n = gnio_rx_ring_take(q, max, first);
 		} while (n == 0 && gnio_dev_time_ns() - start < timeout_ns);
