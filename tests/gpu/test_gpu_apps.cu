@@ -3,8 +3,10 @@
  * The built-in apps' CUDA kernels (src/apps/apps_cuda.cu) through the runner,
  * and kernels stopped then restarted on the same queues:
  *   count (block scope) -> classify (warp scope, protocol mix) -> count
- *   (thread scope), each a new kernel on the same RX queue, each with exact
- *   frame and byte counts; the queue's books balance at the end.
+ *   (thread scope) -> touch (block scope, odd frame length), each a new kernel
+ *   on the same RX queue, each with exact frame and byte counts; touch's XOR
+ *   digest of every payload word equals the one computed on the host; the
+ *   queue's books balance at the end.
  */
 #include "gpu_test.h"
 
@@ -37,6 +39,29 @@ static void run_app(struct gt_rig *rig, struct gnio_runner *r, const struct gnio
 	GT_CHECK(st->batches > 0 && st->batches <= n, "batches %llu", (unsigned long long)st->batches);
 	printf("%s, scope %d: %llu frames, %llu bytes in %llu batches\n", app->name, scope,
 	       (unsigned long long)st->packets, (unsigned long long)st->bytes, (unsigned long long)st->batches);
+}
+
+/* The touch app's digest: XOR of each frame's 32-bit words, tail bytes
+ * zero-extended, over all frames. */
+static uint64_t host_digest(enum gnio_gen_proto proto, uint32_t size, uint64_t first, uint64_t n)
+{
+	struct gnio_gen_cfg cfg;
+	gnio_gen_cfg_init(&cfg);
+	cfg.proto = proto;
+	cfg.frame_size = size;
+	uint8_t buf[GNIO_GEN_MAX_FRAME];
+	uint64_t d = 0;
+	for (uint64_t seq = first; seq < first + n; seq++) {
+		uint32_t len = gnio_gen_build(&cfg, seq, buf, sizeof(buf)), x = 0, w, i = 0;
+		for (; i + 4 <= len; i += 4) {
+			memcpy(&w, buf + i, 4);
+			x ^= w;
+		}
+		for (uint32_t k = 0; i < len; i++, k++)
+			x ^= (uint32_t)buf[i] << (8 * k);
+		d ^= x;
+	}
+	return d;
 }
 
 int main(void)
@@ -91,9 +116,19 @@ int main(void)
 
 	run_app(&rig, r, count, 0, &a, st, GNIO_GEN_UDP, 1500, 2000 + nmix, 500);
 
+	/* touch reads every payload word; an odd length exercises the tail. */
+	const struct gnio_app *touch = gnio_app_find("touch");
+	GT_CHECK(touch != NULL, "touch app not found");
+	const uint64_t ntouch = 700, tfirst = 2000 + nmix + 500;
+	run_app(&rig, r, touch, 2, &a, st, GNIO_GEN_UDP, 333, tfirst, ntouch);
+	uint64_t want = host_digest(GNIO_GEN_UDP, 333, tfirst, ntouch);
+	GT_CHECK(st->digest == want, "touch digest %llx, host %llx", (unsigned long long)st->digest,
+		 (unsigned long long)want);
+	printf("touch digest %llx matches the host\n", (unsigned long long)want);
+
 	struct gnio_eth_rxq_stats rs;
 	GT_OK(gnio_eth_rxq_get_stats(rig.rxq, &rs));
-	uint64_t total = 2000 + nmix + 500;
+	uint64_t total = 2000 + nmix + 500 + ntouch;
 	GT_CHECK(rs.rx_packets == total && rs.dropped_total == 0, "rxq: rx %llu dropped %llu, want %llu",
 		 (unsigned long long)rs.rx_packets, (unsigned long long)rs.dropped_total, (unsigned long long)total);
 
