@@ -123,7 +123,6 @@ struct run_queue {
 	struct gnio_runner *runner;
 	struct gnio_app_stats *stats; /* host view */
 	struct gnio_app_args args;
-	int kernel_running;
 };
 
 /* Everything the run builds, torn down in reverse by the rollback steps. */
@@ -179,7 +178,6 @@ static void forget_released(struct run_state *s)
 		rq->rx_pool = rq->tx_pool = NULL;
 		rq->rx_mem = rq->tx_mem = rq->stats_mem = NULL;
 		rq->stats = NULL;
-		rq->kernel_running = 0;
 	}
 }
 
@@ -557,10 +555,8 @@ int gnio_cmd_run(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	for (unsigned i = 0; i < s.nq; i++) {
+	for (unsigned i = 0; i < s.nq; i++)
 		RUN_CHECK(gnio_runner_start(s.q[i].runner, kernel, &s.q[i].args), "kernel launch");
-		s.q[i].kernel_running = 1;
-	}
 	if (is_sw) {
 		char name[192];
 		snprintf(name, sizeof(name), "%s", gnio_devinfo_get_name(gnio_dev_as_devinfo(s.dev)));
