@@ -46,27 +46,16 @@ static int bench_one(struct gnio_gpu *g, uint32_t size, enum gnio_gpu_mem_type m
 		       gnio_error_get_name(e), gnio_last_error_msg());
 		return 0;
 	}
-	void *sg, *sc;
-	GT_OK(gnio_gpu_mem_alloc(g, sizeof(struct gnio_app_stats), 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &sg, &sc));
-	volatile struct gnio_app_stats *st = (volatile struct gnio_app_stats *)sc;
-	memset(sc, 0, sizeof(struct gnio_app_stats));
+	void *sg;
 	struct gnio_app_args a;
-	memset(&a, 0, sizeof(a));
-	a.rxq = rig.rxh;
-	a.stats = (struct gnio_app_stats *)sg;
-	a.max_batch = 256;
-	a.timeout_ns = 100000;
-	a.blocks = 1;
-	a.threads = 256;
-	a.recv_scope = 2;
+	struct gnio_app_stats *sc = gt_app_setup(&rig, 256, &a, &sg);
+	volatile struct gnio_app_stats *st = sc;
 	struct gnio_runner *r;
 	GT_OK(gnio_runner_create(g, &r));
-	GT_OK(gnio_runner_start(r, gnio_app_find("count")->cuda, &a));
+	gt_app_start(r, gnio_app_find("count"), &a, sc, 2);
 
-	struct gnio_gen_cfg cfg;
-	gnio_gen_cfg_init(&cfg);
-	cfg.frame_size = size;
-	cfg.rate_pps = 0;
+	struct gnio_gen_cfg cfg = gt_gen_cfg(GNIO_GEN_UDP, size);
+	cfg.rate_pps = 0; /* as fast as the proxy takes frames */
 	GT_OK(gnio_sw_peer_gen_attach(rig.peer, 0, &cfg));
 
 	gt_sleep_us(warmup_ms * 1000u);
@@ -110,7 +99,6 @@ static int bench_one(struct gnio_gpu *g, uint32_t size, enum gnio_gpu_mem_type m
 int main(void)
 {
 	char bus[32];
-	struct gnio_gpu *g;
 	unsigned windows = env_u("GNIO_BENCH_WINDOWS", 7);
 	unsigned window_ms = env_u("GNIO_BENCH_WINDOW_MS", 300);
 	unsigned warmup_ms = env_u("GNIO_BENCH_WARMUP_MS", 500);
@@ -118,8 +106,7 @@ int main(void)
 
 	if (windows == 0)
 		windows = 1;
-	gt_find_gpu(bus, sizeof(bus));
-	GT_OK(gnio_gpu_create(bus, &g));
+	struct gnio_gpu *g = gt_gpu_open(bus, sizeof(bus));
 	printf("gpu_rx_bench: %s (%s), count app, block scope, 256 threads, sw wire generator\n", bus,
 	       gnio_gpu_get_name(g));
 	const uint32_t sizes[2] = {64, 1500};

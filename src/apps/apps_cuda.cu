@@ -129,26 +129,51 @@ __device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const str
 /*
  * Echo: copy frame src (len bytes) into dst with the Ethernet addresses
  * swapped. `width` threads (lane 0..width-1) copy one frame together.
+ *
+ * src sits in pinned host memory (a PCIe round trip per dependent read), so
+ * every load of a round is issued before any store: a 64-byte frame costs one
+ * round trip. Every lane reads the three header words (one broadcast
+ * transaction) and lane 0 writes them back swapped from registers.
  */
 __device__ __forceinline__ void echo_copy(uint8_t *dst, const uint8_t *src, uint32_t len, uint32_t lane,
 					  uint32_t width)
 {
-	/* Bytes 0..11: destination and source MAC, exchanged. */
-	for (uint32_t i = lane; i < 12 && i < len; i += width)
-		dst[i] = src[i < 6 ? i + 6 : i - 6];
-	uint32_t i = 12;
-	/* The rest word-wise when both sides are 4-byte aligned (pool slots
-	 * are), which cuts PCIe reads of pinned host memory by four. */
-	if ((((uintptr_t)src | (uintptr_t)dst) & 3) == 0) {
+	if (len >= 12 && (((uintptr_t)src | (uintptr_t)dst) & 3) == 0) {
 		const uint32_t *s4 = (const uint32_t *)src;
 		uint32_t *d4 = (uint32_t *)dst;
-		uint32_t nw = len / 4;
-		for (uint32_t w = 3 + lane; w < nw; w += width)
-			d4[w] = s4[w];
-		i = nw * 4 > 12 ? nw * 4 : 12;
+		const uint32_t nw = len / 4;
+		const uint32_t h0 = s4[0], h1 = s4[1], h2 = s4[2];
+		for (uint32_t base = 3; base < nw; base += 4 * width) {
+			uint32_t w[4];
+#pragma unroll
+			for (uint32_t r = 0; r < 4; r++) {
+				uint32_t k = base + lane + r * width;
+				w[r] = k < nw ? s4[k] : 0u;
+			}
+#pragma unroll
+			for (uint32_t r = 0; r < 4; r++) {
+				uint32_t k = base + lane + r * width;
+				if (k < nw)
+					d4[k] = w[r];
+			}
+		}
+		uint8_t tail[3];
+		uint32_t ntail = len - nw * 4;
+		if (lane == 0) {
+			for (uint32_t i = 0; i < ntail; i++)
+				tail[i] = src[nw * 4 + i];
+			/* Little-endian bytes b0..b11 = dst MAC, src MAC. */
+			d4[0] = (h1 >> 16) | (h2 << 16); /* b6 b7 b8 b9 */
+			d4[1] = (h2 >> 16) | (h0 << 16); /* b10 b11 b0 b1 */
+			d4[2] = (h0 >> 16) | (h1 << 16); /* b2 b3 b4 b5 */
+			for (uint32_t i = 0; i < ntail; i++)
+				dst[nw * 4 + i] = tail[i];
+		}
+		return;
 	}
-	for (uint32_t k = i + lane; k < len; k += width)
-		dst[k] = src[k];
+	/* Unaligned or runt frames: byte by byte. */
+	for (uint32_t i = lane; i < len; i += width)
+		dst[i] = i < 12 ? src[i < 6 ? i + 6 : i - 6] : src[i];
 }
 
 /* Echo one batch: reserve tickets for the batch (in chunks no larger than

@@ -86,18 +86,27 @@ static inline void gt_skip(const char *why)
 	exit(77);
 }
 
-static inline uint64_t gt_now_ns(void)
+static inline uint64_t gt_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t gt_now_ns(void)
+{
+	return gt_clock_ns(CLOCK_REALTIME);
 }
 
 static inline uint64_t gt_mono_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return gt_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* The gt_mono_ns() time timeout_ms from now. */
+static inline uint64_t gt_deadline_ms(uint64_t timeout_ms)
+{
+	return gt_mono_ns() + timeout_ms * 1000000ull;
 }
 
 static inline void gt_sleep_us(unsigned us)
@@ -143,10 +152,34 @@ static inline void gt_find_gpu(char *bus, size_t len)
 #endif
 }
 
+/* gt_find_gpu, then a context on that GPU. bus may be NULL where the caller
+ * does not need the id. */
+static inline struct gnio_gpu *gt_gpu_open(char *bus, size_t len)
+{
+	char own[32];
+	struct gnio_gpu *g = NULL;
+
+	if (!bus) {
+		bus = own;
+		len = sizeof(own);
+	}
+	gt_find_gpu(bus, len);
+	GT_OK(gnio_gpu_create(bus, &g));
+	return g;
+}
+
+/* The end of a passing test: the context destroyed, PASS printed, exit 0. */
+static inline int gt_pass(struct gnio_gpu *g)
+{
+	GT_OK(gnio_gpu_destroy(g));
+	printf("PASS\n");
+	return 0;
+}
+
 /* Poll a 64-bit counter in pinned host memory until it reaches want. */
 static inline int gt_wait_u64(const uint64_t *p, uint64_t want, unsigned timeout_ms)
 {
-	uint64_t end = gt_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = gt_deadline_ms(timeout_ms);
 	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) < want) {
 		if (gt_mono_ns() > end)
 			return 0;
@@ -167,7 +200,7 @@ static inline int gt_under_sanitizer(void)
 static inline int gt_heartbeat_moves(struct gnio_runner *r, unsigned timeout_ms)
 {
 	uint64_t hb = gnio_runner_get_heartbeat(r);
-	uint64_t end = gt_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = gt_deadline_ms(timeout_ms);
 	while (gnio_runner_get_heartbeat(r) == hb) {
 		if (gt_mono_ns() > end)
 			return 0;
@@ -286,6 +319,15 @@ static inline void gt_rig_close(struct gt_rig *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The end of a passing rig test: the rig closed, then as gt_pass. */
+static inline int gt_rig_pass(struct gt_rig *r)
+{
+	struct gnio_gpu *g = r->gpu;
+
+	gt_rig_close(r);
+	return gt_pass(g);
+}
+
 /* Send frames [first, first+n) of cfg into queue 0 of the rig's wire,
  * keeping at most 512 frames between the peer and the RX ring, so the wire
  * FIFO (4096 deep) never overflows. Returns the bytes sent. */
@@ -296,7 +338,7 @@ static inline uint64_t gt_send_gen(struct gt_rig *r, const struct gnio_gen_cfg *
 	for (uint64_t s = first; s < first + n; s++) {
 		uint32_t len = gnio_gen_build(cfg, s, buf, sizeof(buf));
 		GT_CHECK(len > 0, "gen_build seq %llu", (unsigned long long)s);
-		uint64_t end = gt_mono_ns() + 5000000000ull;
+		uint64_t end = gt_deadline_ms(5000);
 		for (;;) {
 			struct gnio_sw_peer_stats ps;
 			struct gnio_eth_rxq_stats rs;
@@ -317,13 +359,57 @@ static inline uint64_t gt_send_gen(struct gt_rig *r, const struct gnio_gen_cfg *
 static inline gnio_error_t gt_peer_recv(struct gnio_sw_peer *peer, void *buf, uint32_t cap, uint32_t *len,
 					uint64_t *ts, unsigned timeout_ms)
 {
-	uint64_t end = gt_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = gt_deadline_ms(timeout_ms);
 	for (;;) {
 		gnio_error_t e = gnio_sw_peer_recv(peer, 0, buf, cap, len, ts);
 		if (e != GNIO_ERROR_EMPTY || gt_mono_ns() > end)
 			return e;
 		gt_sleep_us(20);
 	}
+}
+
+/* A generator config: the defaults with this protocol and frame size. */
+static inline struct gnio_gen_cfg gt_gen_cfg(enum gnio_gen_proto proto, uint32_t size)
+{
+	struct gnio_gen_cfg cfg;
+	gnio_gen_cfg_init(&cfg);
+	cfg.proto = proto;
+	cfg.frame_size = size;
+	return cfg;
+}
+
+/* ------------------------------------------------------ built-in apps --- */
+
+/* A built-in app's stats (zeroed, pinned and mapped) and its arguments on
+ * the rig's queues: one block of 256 threads, max_batch frames per recv,
+ * 100 us recv waits. Returns the stats' CPU view; *stats_gpu (the device
+ * view) is the one to free. */
+static inline struct gnio_app_stats *gt_app_setup(const struct gt_rig *rig, uint32_t max_batch,
+						  struct gnio_app_args *a, void **stats_gpu)
+{
+	void *cpu;
+	GT_OK(gnio_gpu_mem_alloc(rig->gpu, sizeof(struct gnio_app_stats), 0, GNIO_GPU_MEM_TYPE_CPU_GPU, stats_gpu,
+				 &cpu));
+	memset(cpu, 0, sizeof(struct gnio_app_stats));
+	memset(a, 0, sizeof(*a));
+	a->rxq = rig->rxh;
+	a->txq = rig->txh; /* NULL without a TX queue */
+	a->stats = (struct gnio_app_stats *)*stats_gpu;
+	a->max_batch = max_batch;
+	a->timeout_ns = 100000;
+	a->blocks = 1;
+	a->threads = 256;
+	return (struct gnio_app_stats *)cpu;
+}
+
+/* Start app's CUDA body at a receive scope (0 thread, 1 warp, 2 block) with
+ * its stats zeroed. */
+static inline void gt_app_start(struct gnio_runner *r, const struct gnio_app *app, struct gnio_app_args *a,
+				struct gnio_app_stats *st, int scope)
+{
+	memset(st, 0, sizeof(*st));
+	a->recv_scope = scope;
+	GT_OK(gnio_runner_start(r, app->cuda, a));
 }
 
 static inline int gt_cmp_u64(const void *a, const void *b)

@@ -14,16 +14,11 @@ static void run_app(struct gt_rig *rig, struct gnio_runner *r, const struct gnio
 		    struct gnio_app_args *a, struct gnio_app_stats *st, enum gnio_gen_proto proto, uint32_t size,
 		    uint64_t first, uint64_t n)
 {
-	memset(st, 0, sizeof(*st));
-	a->recv_scope = scope;
 	GT_CHECK(app && app->cuda, "app has no CUDA body");
-	GT_OK(gnio_runner_start(r, app->cuda, a));
+	gt_app_start(r, app, a, st, scope);
 	GT_CHECK(gt_heartbeat_moves(r, 5000), "%s: heartbeat stuck", app->name);
 
-	struct gnio_gen_cfg cfg;
-	gnio_gen_cfg_init(&cfg);
-	cfg.proto = proto;
-	cfg.frame_size = size;
+	struct gnio_gen_cfg cfg = gt_gen_cfg(proto, size);
 	uint64_t bytes = gt_send_gen(rig, &cfg, first, n);
 	GT_CHECK(gt_wait_u64(&st->packets, n, 10000), "%s scope %d: %llu of %llu frames", app->name, scope,
 		 (unsigned long long)st->packets, (unsigned long long)n);
@@ -45,10 +40,7 @@ static void run_app(struct gt_rig *rig, struct gnio_runner *r, const struct gnio
  * zero-extended, over all frames. */
 static uint64_t host_digest(enum gnio_gen_proto proto, uint32_t size, uint64_t first, uint64_t n)
 {
-	struct gnio_gen_cfg cfg;
-	gnio_gen_cfg_init(&cfg);
-	cfg.proto = proto;
-	cfg.frame_size = size;
+	struct gnio_gen_cfg cfg = gt_gen_cfg(proto, size);
 	uint8_t buf[GNIO_GEN_MAX_FRAME];
 	uint64_t d = 0;
 	for (uint64_t seq = first; seq < first + n; seq++) {
@@ -66,27 +58,16 @@ static uint64_t host_digest(enum gnio_gen_proto proto, uint32_t size, uint64_t f
 
 int main(void)
 {
-	char bus[32];
-	struct gnio_gpu *g;
+	struct gnio_gpu *g = gt_gpu_open(NULL, 0);
 	struct gt_rig rig;
 	struct gt_rig_cfg rc;
 
-	gt_find_gpu(bus, sizeof(bus));
-	GT_OK(gnio_gpu_create(bus, &g));
 	gt_rig_cfg_init(&rc, "gt_apps");
 	GT_OK(gt_rig_open(&rig, g, &rc));
 
-	void *sg, *sc;
-	GT_OK(gnio_gpu_mem_alloc(g, sizeof(struct gnio_app_stats), 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &sg, &sc));
-	struct gnio_app_stats *st = (struct gnio_app_stats *)sc;
+	void *sg;
 	struct gnio_app_args a;
-	memset(&a, 0, sizeof(a));
-	a.rxq = rig.rxh;
-	a.stats = (struct gnio_app_stats *)sg;
-	a.max_batch = 128;
-	a.timeout_ns = 100000;
-	a.blocks = 1;
-	a.threads = 256;
+	struct gnio_app_stats *st = gt_app_setup(&rig, 128, &a, &sg);
 
 	struct gnio_runner *r;
 	GT_OK(gnio_runner_create(g, &r));
@@ -134,8 +115,5 @@ int main(void)
 
 	GT_OK(gnio_runner_destroy(r));
 	GT_OK(gnio_gpu_mem_free(g, sg));
-	gt_rig_close(&rig);
-	GT_OK(gnio_gpu_destroy(g));
-	printf("PASS\n");
-	return 0;
+	return gt_rig_pass(&rig);
 }

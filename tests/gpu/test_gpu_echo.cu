@@ -31,30 +31,18 @@ static void check_back(struct gt_rig *rig, const struct gnio_gen_cfg *cfg, uint6
 
 int main(void)
 {
-	char bus[32];
-	struct gnio_gpu *g;
+	struct gnio_gpu *g = gt_gpu_open(NULL, 0);
 	struct gt_rig rig;
 	struct gt_rig_cfg rc;
 
-	gt_find_gpu(bus, sizeof(bus));
-	GT_OK(gnio_gpu_create(bus, &g));
 	gt_rig_cfg_init(&rc, "gt_echo");
 	rc.tx = 1;
 	rc.tx_entries = 64; /* smaller than a burst: AGAIN must be handled */
 	GT_OK(gt_rig_open(&rig, g, &rc));
 
-	void *sg, *sc;
-	GT_OK(gnio_gpu_mem_alloc(g, sizeof(struct gnio_app_stats), 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &sg, &sc));
-	struct gnio_app_stats *st = (struct gnio_app_stats *)sc;
+	void *sg;
 	struct gnio_app_args a;
-	memset(&a, 0, sizeof(a));
-	a.rxq = rig.rxh;
-	a.txq = rig.txh;
-	a.stats = (struct gnio_app_stats *)sg;
-	a.max_batch = 128;
-	a.timeout_ns = 100000;
-	a.blocks = 1;
-	a.threads = 256;
+	struct gnio_app_stats *st = gt_app_setup(&rig, 128, &a, &sg);
 	const struct gnio_app *echo = gnio_app_find("echo");
 	GT_CHECK(echo && echo->cuda, "echo app");
 
@@ -65,12 +53,8 @@ int main(void)
 	const uint64_t counts[3] = {1000, 500, 200};
 	uint64_t seq = 0, total = 0;
 	for (int s = 0; s < 3; s++) {
-		struct gnio_gen_cfg cfg;
-		gnio_gen_cfg_init(&cfg);
-		cfg.frame_size = sizes[s];
-		memset(st, 0, sizeof(*st));
-		a.recv_scope = scopes[s];
-		GT_OK(gnio_runner_start(r, echo->cuda, &a));
+		struct gnio_gen_cfg cfg = gt_gen_cfg(GNIO_GEN_UDP, sizes[s]);
+		gt_app_start(r, echo, &a, st, scopes[s]);
 		/* Send and take the echoes back concurrently would be nicer; the
 		 * peer FIFO (4096) holds them all, so send first. */
 		gt_send_gen(&rig, &cfg, seq, counts[s]);
@@ -96,8 +80,5 @@ int main(void)
 
 	GT_OK(gnio_runner_destroy(r));
 	GT_OK(gnio_gpu_mem_free(g, sg));
-	gt_rig_close(&rig);
-	GT_OK(gnio_gpu_destroy(g));
-	printf("PASS\n");
-	return 0;
+	return gt_rig_pass(&rig);
 }

@@ -99,15 +99,12 @@ static void verify(const struct cap *c, const struct gnio_gen_cfg *cfg, uint64_t
 
 int main(void)
 {
-	char bus[32];
-	struct gnio_gpu *g;
 	struct gt_rig rig;
 	struct gt_rig_cfg rc;
 	const char *mem = getenv("GNIO_TEST_RX_MEM");
 	int gpumem = GT_RX_GPUMEM || (mem && !strcmp(mem, "gpu"));
+	struct gnio_gpu *g = gt_gpu_open(NULL, 0);
 
-	gt_find_gpu(bus, sizeof(bus));
-	GT_OK(gnio_gpu_create(bus, &g));
 	gt_rig_cfg_init(&rc, gpumem ? "gt_rx_gpumem" : "gt_rx");
 	rc.rx_mem_type = gpumem ? GNIO_GPU_MEM_TYPE_GPU : GNIO_GPU_MEM_TYPE_CPU_GPU;
 	gnio_error_t e = gt_rig_open(&rig, g, &rc);
@@ -133,9 +130,7 @@ int main(void)
 					cap_launch<GT_SCOPE_BLOCK>};
 	uint64_t seq = 0, total = 0;
 	for (int s = 0; s < 3; s++) {
-		struct gnio_gen_cfg cfg;
-		gnio_gen_cfg_init(&cfg);
-		cfg.frame_size = sizes[s];
+		struct gnio_gen_cfg cfg = gt_gen_cfg(GNIO_GEN_UDP, sizes[s]);
 		memset(c, 0, sizeof(*c));
 		GT_OK(gnio_runner_start(r, fns[s], &args));
 		GT_CHECK(gnio_runner_get_state(r) == GNIO_RUNNER_RUNNING, "not running");
@@ -178,8 +173,5 @@ int main(void)
 
 	GT_OK(gnio_runner_destroy(r));
 	GT_OK(gnio_gpu_mem_free(g, cg));
-	gt_rig_close(&rig);
-	GT_OK(gnio_gpu_destroy(g));
-	printf("PASS\n");
-	return 0;
+	return gt_rig_pass(&rig);
 }

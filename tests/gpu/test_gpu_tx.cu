@@ -114,13 +114,10 @@ static gnio_error_t tx_launch(const struct gnio_runner_launch *l)
 
 int main(void)
 {
-	char bus[32];
-	struct gnio_gpu *g;
+	struct gnio_gpu *g = gt_gpu_open(NULL, 0);
 	struct gt_rig rig;
 	struct gt_rig_cfg rc;
 
-	gt_find_gpu(bus, sizeof(bus));
-	GT_OK(gnio_gpu_create(bus, &g));
 	gt_rig_cfg_init(&rc, "gt_tx");
 	rc.rx = 0;
 	rc.tx = 1;
@@ -180,7 +177,7 @@ int main(void)
 	GT_EXPECT(gt_peer_recv(rig.peer, buf, sizeof(buf), &len, NULL, 100), GNIO_ERROR_EMPTY);
 
 	/* The kernel ends on its own: EXITED, then stop reaps it. */
-	uint64_t end = gt_mono_ns() + 5000000000ull;
+	uint64_t end = gt_deadline_ms(5000);
 	while (gnio_runner_get_state(r) == GNIO_RUNNER_RUNNING && gt_mono_ns() < end)
 		gt_sleep_us(1000);
 	GT_CHECK(gnio_runner_get_state(r) == GNIO_RUNNER_EXITED, "state %s",
@@ -203,8 +200,5 @@ int main(void)
 	GT_OK(gnio_gpu_mem_free(g, fg));
 	GT_OK(gnio_gpu_mem_free(g, lg));
 	GT_OK(gnio_gpu_mem_free(g, rg));
-	gt_rig_close(&rig);
-	GT_OK(gnio_gpu_destroy(g));
-	printf("PASS\n");
-	return 0;
+	return gt_rig_pass(&rig);
 }

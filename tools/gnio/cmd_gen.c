@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,43 +19,9 @@
 #include "gnio/gen.h"
 #include "eth/dev_priv.h"
 #include "eth/gen_priv.h"
+#include "wireopt.h"
 
 #define GEN_RING 4096u /* frame buffers the wire may still hold (tx_reap) */
-
-static volatile sig_atomic_t gen_stop;
-
-static void on_sig(int s)
-{
-	(void)s;
-	gen_stop = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Exit code for an error from opening a wire or queue. */
-int gnio_cli_env_exit(gnio_error_t e);
-int gnio_cli_env_exit(gnio_error_t e)
-{
-	switch (e) {
-	case GNIO_ERROR_INVALID_VALUE:
-		return GNIO_EXIT_USAGE;
-	case GNIO_ERROR_NOT_FOUND:
-	case GNIO_ERROR_NOT_PERMITTED:
-	case GNIO_ERROR_BAD_STATE:
-	case GNIO_ERROR_NOT_SUPPORTED:
-	case GNIO_ERROR_NO_MEMORY:
-	case GNIO_ERROR_IN_USE:
-		return GNIO_EXIT_ENV;
-	default:
-		return GNIO_EXIT_FAIL;
-	}
-}
 
 static void gen_usage(FILE *f)
 {
@@ -88,18 +53,17 @@ int gnio_cmd_gen(int argc, char **argv)
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	struct gnio_gen_cfg cfg;
-	struct gnio_wire_queue_cfg qc;
+	struct wireopt wo = {"gnio gen", " (udp|dns|tcp|http|icmp|arp|mix)", &cfg, NULL, 0};
 	struct gnio_wire_caps caps;
 	struct gnio_wire_frame *fr = NULL;
 	struct gnio_gen *gen = NULL;
 	struct gnio_dev *dev = NULL;
 	uint8_t *bufs = NULL;
-	const char *spec = NULL;
-	unsigned burst = 64, queue = 0;
-	int json = 0, opt, rc = GNIO_EXIT_FAIL;
+	const char *spec;
+	unsigned burst = 64;
+	int json = 0, opt, st, rc = GNIO_EXIT_FAIL;
 	void *txq = NULL;
 	char why[160];
-	gnio_error_t err;
 
 	gnio_gen_cfg_init(&cfg);
 	cfg.count = 1;
@@ -108,33 +72,24 @@ int gnio_cmd_gen(int argc, char **argv)
 		char *end = NULL;
 
 		switch (opt) {
-		case 'w': spec = optarg; break;
 		case 'c': cfg.count = strtoull(optarg, &end, 0); break;
-		case 'p':
-			if (gnio_gen_proto_parse(optarg, &cfg.proto)) {
-				fprintf(stderr, "gnio gen: unknown protocol '%s' (udp|dns|tcp|http|icmp|arp|mix)\n", optarg);
-				return GNIO_EXIT_USAGE;
-			}
-			break;
-		case 's': cfg.frame_size = (uint32_t)strtoul(optarg, &end, 0); break;
 		case 'r': cfg.rate_pps = strtoull(optarg, &end, 0); break;
-		case 'q': queue = (unsigned)strtoul(optarg, &end, 0); break;
-		case 'f': cfg.flows = (uint32_t)strtoul(optarg, &end, 0); break;
-		case 'S': cfg.first_seq = strtoull(optarg, &end, 0); break;
 		case 'b': burst = (unsigned)strtoul(optarg, &end, 0); break;
 		case 'j': json = 1; break;
 		case 'h': gen_usage(stdout); return GNIO_EXIT_OK;
-		default: gen_usage(stderr); return GNIO_EXIT_USAGE;
+		default:
+			st = wireopt_take(&wo, opt, optarg, &end);
+			if (st == 0)
+				gen_usage(stderr);
+			if (st <= 0)
+				return GNIO_EXIT_USAGE;
 		}
-		if (end && *end) {
-			fprintf(stderr, "gnio gen: bad number '%s'\n", optarg);
+		if (wireopt_bad_number(&wo, end, optarg))
 			return GNIO_EXIT_USAGE;
-		}
 	}
-	if (optind < argc || !spec) {
-		fprintf(stderr, "gnio gen: %s\n", spec ? "unexpected argument" : "--wire SPEC is required");
+	if (wireopt_bad_args(&wo, optind, argc))
 		return GNIO_EXIT_USAGE;
-	}
+	spec = wo.spec;
 	if (burst < 1 || burst > 1024) {
 		fprintf(stderr, "gnio gen: --burst must be 1..1024\n");
 		return GNIO_EXIT_USAGE;
@@ -143,32 +98,20 @@ int gnio_cmd_gen(int argc, char **argv)
 		fprintf(stderr, "gnio gen: %s\n", why);
 		return GNIO_EXIT_USAGE;
 	}
-	err = gnio_dev_open(spec, &dev);
-	if (err) {
-		fprintf(stderr, "gnio gen: %s\n", gnio_last_error_msg());
-		return gnio_cli_env_exit(err);
-	}
-	memset(&caps, 0, sizeof(caps));
-	caps.struct_size = sizeof(caps);
-	dev->ops->caps(dev->wire, &caps);
+	st = wireopt_dev_open(&wo, &dev, &caps);
+	if (st != GNIO_EXIT_OK)
+		return st;
 	if (cfg.frame_size > caps.max_frame_size) {
 		fprintf(stderr, "gnio gen: --size %u is larger than %s carries (%u bytes: MTU + Ethernet header)\n",
 			cfg.frame_size, spec, caps.max_frame_size);
 		rc = GNIO_EXIT_USAGE;
 		goto out;
 	}
-	memset(&qc, 0, sizeof(qc));
-	qc.queue_id = (uint16_t)queue;
-	qc.max_frame = cfg.frame_size;
-	qc.ring_size = GEN_RING;
-	qc.burst = burst;
-	err = dev->ops->txq_open(dev->wire, &qc, &txq);
-	if (err) {
-		fprintf(stderr, "gnio gen: %s\n", gnio_last_error_msg());
-		rc = gnio_cli_env_exit(err);
+	st = wireopt_queue_open(&wo, dev, 1, cfg.frame_size, GEN_RING, burst, &txq, &caps);
+	if (st != GNIO_EXIT_OK) {
+		rc = st;
 		goto out;
 	}
-	dev->ops->caps(dev->wire, &caps); /* mode may be known only now */
 	if (gnio_gen_init(&cfg, &gen)) {
 		fprintf(stderr, "gnio gen: %s\n", gnio_last_error_msg());
 		goto out;
@@ -180,14 +123,13 @@ int gnio_cmd_gen(int argc, char **argv)
 		goto out;
 	}
 
-	signal(SIGINT, on_sig);
-	signal(SIGTERM, on_sig);
+	wireopt_catch_signals();
 	uint64_t accepted = 0, done = 0, built = 0, stalls = 0;
-	uint64_t t0 = mono_ns(), last_progress = t0;
+	uint64_t t0 = wireopt_mono_ns(), last_progress = t0;
 	const uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
 
-	while (accepted < count && !gen_stop) {
-		uint64_t now = mono_ns();
+	while (accepted < count && !wireopt_stop) {
+		uint64_t now = wireopt_mono_ns();
 		uint64_t n = count - accepted;
 
 		if (n > burst)
@@ -241,9 +183,10 @@ int gnio_cmd_gen(int argc, char **argv)
 		}
 	}
 	/* wait for the wire to finish what it accepted */
-	for (uint64_t t = mono_ns(); dev->ops->tx_reap && done < accepted && mono_ns() - t < 5000000000ull;)
+	for (uint64_t t = wireopt_mono_ns();
+	     dev->ops->tx_reap && done < accepted && wireopt_mono_ns() - t < 5000000000ull;)
 		done += dev->ops->tx_reap(txq);
-	double secs = (double)(mono_ns() - t0) / 1e9;
+	double secs = (double)(wireopt_mono_ns() - t0) / 1e9;
 	double pps = secs > 0 ? (double)accepted / secs : 0;
 
 	dev->ops->caps(dev->wire, &caps);
@@ -272,7 +215,7 @@ int gnio_cmd_gen(int argc, char **argv)
 		       cfg.frame_size, spec, caps.mode[0] ? caps.mode : "-", secs, pps / 1e6);
 	}
 	rc = (cfg.count && (accepted != cfg.count || done != accepted)) ? GNIO_EXIT_FAIL : GNIO_EXIT_OK;
-	if (gen_stop && !cfg.count)
+	if (wireopt_stop && !cfg.count)
 		rc = GNIO_EXIT_OK;
 	(void)stalls;
 out:

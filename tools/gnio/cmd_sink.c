@@ -8,7 +8,6 @@
  * the frame bytes and the sequence order.
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,24 +19,7 @@
 #include "gnio/dev.h"
 #include "gnio/gen.h"
 #include "eth/dev_priv.h"
-
-int gnio_cli_env_exit(gnio_error_t e); /* cmd_gen.c */
-
-static volatile sig_atomic_t sink_stop;
-
-static void on_sig(int s)
-{
-	(void)s;
-	sink_stop = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "wireopt.h"
 
 static void sink_usage(FILE *f)
 {
@@ -73,19 +55,17 @@ int gnio_cmd_sink(int argc, char **argv)
 	enum { BURST = 64 };
 	struct gnio_wire_frame fr[BURST];
 	struct gnio_gen_cfg gcfg;
-	struct gnio_wire_queue_cfg qc;
+	struct wireopt wo = {"gnio sink", "", &gcfg, NULL, 0};
 	struct gnio_wire_caps caps;
 	struct gnio_wire_rxq_stats ws = {0}, ws0 = {0};
 	struct gnio_dev *dev = NULL;
-	const char *spec = NULL;
+	const char *spec;
 	double duration = 10, idle = 0;
 	uint64_t count = 0;
 	uint32_t max_frame = 0;
-	unsigned queue = 0;
-	int verify = 0, json = 0, opt, rc = GNIO_EXIT_FAIL;
+	int verify = 0, json = 0, opt, st, rc = GNIO_EXIT_FAIL;
 	uint8_t *bufs = NULL;
 	void *rxq = NULL;
-	gnio_error_t err;
 
 	gnio_gen_cfg_init(&gcfg);
 	optind = 1;
@@ -93,47 +73,33 @@ int gnio_cmd_sink(int argc, char **argv)
 		char *end = NULL;
 
 		switch (opt) {
-		case 'w': spec = optarg; break;
 		case 'd': duration = strtod(optarg, &end); break;
 		case 'c': count = strtoull(optarg, &end, 0); break;
 		case 'i': idle = strtod(optarg, &end); break;
 		case 'v': verify = 1; break;
-		case 'p':
-			if (gnio_gen_proto_parse(optarg, &gcfg.proto)) {
-				fprintf(stderr, "gnio sink: unknown protocol '%s'\n", optarg);
-				return GNIO_EXIT_USAGE;
-			}
-			break;
-		case 's': gcfg.frame_size = (uint32_t)strtoul(optarg, &end, 0); break;
-		case 'f': gcfg.flows = (uint32_t)strtoul(optarg, &end, 0); break;
-		case 'S': gcfg.first_seq = strtoull(optarg, &end, 0); break;
 		case 'm': max_frame = (uint32_t)strtoul(optarg, &end, 0); break;
-		case 'q': queue = (unsigned)strtoul(optarg, &end, 0); break;
 		case 'j': json = 1; break;
 		case 'h': sink_usage(stdout); return GNIO_EXIT_OK;
-		default: sink_usage(stderr); return GNIO_EXIT_USAGE;
+		default:
+			st = wireopt_take(&wo, opt, optarg, &end);
+			if (st == 0)
+				sink_usage(stderr);
+			if (st <= 0)
+				return GNIO_EXIT_USAGE;
 		}
-		if (end && *end) {
-			fprintf(stderr, "gnio sink: bad number '%s'\n", optarg);
+		if (wireopt_bad_number(&wo, end, optarg))
 			return GNIO_EXIT_USAGE;
-		}
 	}
-	if (optind < argc || !spec) {
-		fprintf(stderr, "gnio sink: %s\n", spec ? "unexpected argument" : "--wire SPEC is required");
+	if (wireopt_bad_args(&wo, optind, argc))
 		return GNIO_EXIT_USAGE;
-	}
+	spec = wo.spec;
 	if (duration < 0 || idle < 0 || (max_frame && max_frame < 14)) {
 		fprintf(stderr, "gnio sink: --duration/--idle must be >= 0 and --max-frame >= 14\n");
 		return GNIO_EXIT_USAGE;
 	}
-	err = gnio_dev_open(spec, &dev);
-	if (err) {
-		fprintf(stderr, "gnio sink: %s\n", gnio_last_error_msg());
-		return gnio_cli_env_exit(err);
-	}
-	memset(&caps, 0, sizeof(caps));
-	caps.struct_size = sizeof(caps);
-	dev->ops->caps(dev->wire, &caps);
+	st = wireopt_dev_open(&wo, &dev, &caps);
+	if (st != GNIO_EXIT_OK)
+		return st;
 	if (!max_frame)
 		max_frame = caps.max_frame_size ? caps.max_frame_size : 9216;
 	if (max_frame > caps.max_frame_size && caps.max_frame_size) {
@@ -142,35 +108,27 @@ int gnio_cmd_sink(int argc, char **argv)
 		rc = GNIO_EXIT_USAGE;
 		goto out;
 	}
-	memset(&qc, 0, sizeof(qc));
-	qc.queue_id = (uint16_t)queue;
-	qc.max_frame = max_frame;
-	qc.ring_size = 4096;
-	qc.burst = BURST;
-	err = dev->ops->rxq_open(dev->wire, &qc, &rxq);
-	if (err) {
-		fprintf(stderr, "gnio sink: %s\n", gnio_last_error_msg());
-		rc = gnio_cli_env_exit(err);
+	st = wireopt_queue_open(&wo, dev, 0, max_frame, 4096, BURST, &rxq, &caps);
+	if (st != GNIO_EXIT_OK) {
+		rc = st;
 		goto out;
 	}
-	dev->ops->caps(dev->wire, &caps);
 	bufs = malloc((size_t)BURST * max_frame);
 	if (!bufs) {
 		fprintf(stderr, "gnio sink: out of memory\n");
 		goto out;
 	}
 	dev->ops->rxq_stats(rxq, &ws0); /* counters of a reused socket start here */
-	signal(SIGINT, on_sig);
-	signal(SIGTERM, on_sig);
+	wireopt_catch_signals();
 	fprintf(stderr, "gnio sink: ready on %s (%s)\n", spec, caps.mode);
 
 	uint64_t rx = 0, bytes = 0, too_big = 0, runt = 0, per[GNIO_PROTO_COUNT] = {0};
 	uint64_t v_ok = 0, v_bad = 0, v_nostamp = 0, v_ooo = 0, v_gap = 0, next_seq = gcfg.first_seq;
 	uint64_t first_seq = 0, last_seq = 0;
-	uint64_t t0 = mono_ns(), t_first = 0, t_last = 0, last_stats = t0;
+	uint64_t t0 = wireopt_mono_ns(), t_first = 0, t_last = 0, last_stats = t0;
 	unsigned empty = 0;
 
-	while (!sink_stop) {
+	while (!wireopt_stop) {
 		for (unsigned i = 0; i < BURST; i++) {
 			fr[i].data = bufs + (size_t)i * max_frame;
 			fr[i].cap = max_frame;
@@ -181,12 +139,12 @@ int gnio_cmd_sink(int argc, char **argv)
 
 		if (got) {
 			empty = 0;
-			now = mono_ns();
+			now = wireopt_mono_ns();
 			if (!t_first)
 				t_first = now;
 			t_last = now;
 		} else {
-			now = mono_ns();
+			now = wireopt_mono_ns();
 			if (++empty > 256) {
 				struct timespec ns = {0, 50000};
 
@@ -246,7 +204,7 @@ int gnio_cmd_sink(int argc, char **argv)
 	}
 	dev->ops->rxq_stats(rxq, &ws);
 	uint64_t overflow = ws.overflow - ws0.overflow;
-	double secs = (double)(mono_ns() - t0) / 1e9;
+	double secs = (double)(wireopt_mono_ns() - t0) / 1e9;
 	double active = t_last > t_first ? (double)(t_last - t_first) / 1e9 : 0;
 	double pps = active > 0 && rx > 1 ? (double)(rx - 1) / active : 0;
 

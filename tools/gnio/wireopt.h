@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/gnio/wireopt.h - what `gnio gen` and `gnio sink` share: the wire and
+ * generator options (--wire --proto --size --flows --first-seq --queue), the
+ * number check, opening the wire and one queue through its ops table, the
+ * exit code for an open error, Ctrl-C handling and the monotonic clock.
+ * Every message starts with the command's name ("gnio gen: ...").
+ */
+#ifndef GNIO_TOOLS_WIREOPT_H
+#define GNIO_TOOLS_WIREOPT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "gnio/dev.h"
+#include "gnio/gen.h"
+#include "eth/dev_priv.h"
+
+struct wireopt {
+	const char *cmd;        /* message prefix, e.g. "gnio gen" */
+	const char *proto_hint; /* after "unknown protocol 'X'" ("" for none) */
+	struct gnio_gen_cfg *gen;
+	const char *spec;       /* --wire */
+	unsigned queue;         /* --queue */
+};
+
+/* Set by SIGINT/SIGTERM once wireopt_catch_signals() ran. */
+extern volatile sig_atomic_t wireopt_stop;
+
+/* Exit code for an error from opening a wire or queue. */
+int gnio_cli_env_exit(gnio_error_t e);
+
+uint64_t wireopt_mono_ns(void);
+void wireopt_catch_signals(void);
+
+/*
+ * One getopt_long result: takes 'w' 'p' 's' 'f' 'S' 'q' (sets *end for the
+ * numbers). Returns 1 taken, 0 not one of these, -1 usage error (printed).
+ */
+int wireopt_take(struct wireopt *w, int opt, const char *arg, char **end);
+/* After strto*(arg, end): nonzero (printed) when the number has junk. */
+int wireopt_bad_number(const struct wireopt *w, const char *end, const char *arg);
+/* After the option loop: nonzero (printed) on a stray argument or no --wire. */
+int wireopt_bad_args(const struct wireopt *w, int optind_, int argc);
+
+/* Opens --wire and reads its caps. Returns GNIO_EXIT_OK or the exit code. */
+int wireopt_dev_open(const struct wireopt *w, struct gnio_dev **dev, struct gnio_wire_caps *caps);
+/* Opens --queue for tx (nonzero) or rx, then reads caps again (the mode may
+ * be known only now). Returns GNIO_EXIT_OK or the exit code. */
+int wireopt_queue_open(const struct wireopt *w, struct gnio_dev *dev, int tx, uint32_t max_frame,
+		       uint32_t ring_size, unsigned burst, void **q, struct gnio_wire_caps *caps);
+
+#endif /* GNIO_TOOLS_WIREOPT_H */
