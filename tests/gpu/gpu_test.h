@@ -246,6 +246,15 @@ static inline void gt_rig_cfg_init(struct gt_rig_cfg *c, const char *name)
 	c->rx_mem_type = GNIO_GPU_MEM_TYPE_CPU_GPU;
 }
 
+/* The same with only a TX queue, of tx_entries. */
+static inline void gt_rig_cfg_init_tx(struct gt_rig_cfg *c, const char *name, uint32_t tx_entries)
+{
+	gt_rig_cfg_init(c, name);
+	c->rx = 0;
+	c->tx = 1;
+	c->tx_entries = tx_entries;
+}
+
 /* Returns SUCCESS or the first error (the caller decides fail or skip). */
 static inline gnio_error_t gt_rig_open(struct gt_rig *r, struct gnio_gpu *gpu, const struct gt_rig_cfg *c)
 {

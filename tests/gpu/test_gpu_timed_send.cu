@@ -48,10 +48,7 @@ int main(void)
 	struct gt_rig rig;
 	struct gt_rig_cfg rc;
 
-	gt_rig_cfg_init(&rc, "gt_timed");
-	rc.rx = 0;
-	rc.tx = 1;
-	rc.tx_entries = 256;
+	gt_rig_cfg_init_tx(&rc, "gt_timed", 256);
 	GT_OK(gt_rig_open(&rig, g, &rc));
 	gnio_error_t cap = gnio_eth_txq_cap_is_timed_send_supported(gnio_dev_as_devinfo(rig.dev));
 	GT_CHECK(cap == GNIO_SUCCESS, "timed send not supported on sw: %s", gnio_error_get_name(cap));

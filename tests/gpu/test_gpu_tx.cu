@@ -118,10 +118,7 @@ int main(void)
 	struct gt_rig rig;
 	struct gt_rig_cfg rc;
 
-	gt_rig_cfg_init(&rc, "gt_tx");
-	rc.rx = 0;
-	rc.tx = 1;
-	rc.tx_entries = RING;
+	gt_rig_cfg_init_tx(&rc, "gt_tx", RING);
 	rc.slot = SLOT;
 	GT_OK(gt_rig_open(&rig, g, &rc));
 	GT_OK(gnio_eth_txq_cap_is_timed_send_supported(gnio_dev_as_devinfo(rig.dev)));

@@ -53,7 +53,8 @@ int gnio_cmd_gen(int argc, char **argv)
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	struct gnio_gen_cfg cfg;
-	struct wireopt wo = {"gnio gen", " (udp|dns|tcp|http|icmp|arp|mix)", &cfg, NULL, 0};
+	struct wireopt wo = {.cmd = "gnio gen", .proto_hint = " (udp|dns|tcp|http|icmp|arp|mix)", .gen = &cfg,
+			     .usage = gen_usage, .exit = -1};
 	struct gnio_wire_caps caps;
 	struct gnio_wire_frame *fr = NULL;
 	struct gnio_gen *gen = NULL;
@@ -68,7 +69,7 @@ int gnio_cmd_gen(int argc, char **argv)
 	gnio_gen_cfg_init(&cfg);
 	cfg.count = 1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((opt = wireopt_getopt(&wo, argc, argv, lo)) != -1) {
 		char *end = NULL;
 
 		switch (opt) {
@@ -76,19 +77,12 @@ int gnio_cmd_gen(int argc, char **argv)
 		case 'r': cfg.rate_pps = strtoull(optarg, &end, 0); break;
 		case 'b': burst = (unsigned)strtoul(optarg, &end, 0); break;
 		case 'j': json = 1; break;
-		case 'h': gen_usage(stdout); return GNIO_EXIT_OK;
-		default:
-			st = wireopt_take(&wo, opt, optarg, &end);
-			if (st == 0)
-				gen_usage(stderr);
-			if (st <= 0)
-				return GNIO_EXIT_USAGE;
 		}
 		if (wireopt_bad_number(&wo, end, optarg))
 			return GNIO_EXIT_USAGE;
 	}
-	if (wireopt_bad_args(&wo, optind, argc))
-		return GNIO_EXIT_USAGE;
+	if (wo.exit >= 0)
+		return wo.exit;
 	spec = wo.spec;
 	if (burst < 1 || burst > 1024) {
 		fprintf(stderr, "gnio gen: --burst must be 1..1024\n");

@@ -55,7 +55,7 @@ int gnio_cmd_sink(int argc, char **argv)
 	enum { BURST = 64 };
 	struct gnio_wire_frame fr[BURST];
 	struct gnio_gen_cfg gcfg;
-	struct wireopt wo = {"gnio sink", "", &gcfg, NULL, 0};
+	struct wireopt wo = {.cmd = "gnio sink", .proto_hint = "", .gen = &gcfg, .usage = sink_usage, .exit = -1};
 	struct gnio_wire_caps caps;
 	struct gnio_wire_rxq_stats ws = {0}, ws0 = {0};
 	struct gnio_dev *dev = NULL;
@@ -69,7 +69,7 @@ int gnio_cmd_sink(int argc, char **argv)
 
 	gnio_gen_cfg_init(&gcfg);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((opt = wireopt_getopt(&wo, argc, argv, lo)) != -1) {
 		char *end = NULL;
 
 		switch (opt) {
@@ -79,19 +79,12 @@ int gnio_cmd_sink(int argc, char **argv)
 		case 'v': verify = 1; break;
 		case 'm': max_frame = (uint32_t)strtoul(optarg, &end, 0); break;
 		case 'j': json = 1; break;
-		case 'h': sink_usage(stdout); return GNIO_EXIT_OK;
-		default:
-			st = wireopt_take(&wo, opt, optarg, &end);
-			if (st == 0)
-				sink_usage(stderr);
-			if (st <= 0)
-				return GNIO_EXIT_USAGE;
 		}
 		if (wireopt_bad_number(&wo, end, optarg))
 			return GNIO_EXIT_USAGE;
 	}
-	if (wireopt_bad_args(&wo, optind, argc))
-		return GNIO_EXIT_USAGE;
+	if (wo.exit >= 0)
+		return wo.exit;
 	spec = wo.spec;
 	if (duration < 0 || idle < 0 || (max_frame && max_frame < 14)) {
 		fprintf(stderr, "gnio sink: --duration/--idle must be >= 0 and --max-frame >= 14\n");

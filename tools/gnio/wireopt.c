@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tools/gnio/wireopt.c - options and wire opening shared by gen and sink
  * (see wireopt.h). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,7 +47,8 @@ int gnio_cli_env_exit(gnio_error_t e)
 	}
 }
 
-int wireopt_take(struct wireopt *w, int opt, const char *arg, char **end)
+/* One of the shared options: 1 taken, 0 not one of them, -1 usage error. */
+static int take(struct wireopt *w, int opt, const char *arg, char **end)
 {
 	switch (opt) {
 	case 'w': w->spec = arg; return 1;
@@ -74,12 +74,37 @@ int wireopt_bad_number(const struct wireopt *w, const char *end, const char *arg
 	return 1;
 }
 
-int wireopt_bad_args(const struct wireopt *w, int optind_, int argc)
+int wireopt_getopt(struct wireopt *w, int argc, char **argv, const struct option *lo)
 {
-	if (optind_ >= argc && w->spec)
-		return 0;
-	fprintf(stderr, "%s: %s\n", w->cmd, w->spec ? "unexpected argument" : "--wire SPEC is required");
-	return 1;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		char *end = NULL;
+		int took;
+
+		if (opt == 'h') {
+			w->usage(stdout);
+			w->exit = GNIO_EXIT_OK;
+			return -1;
+		}
+		if (opt == '?') {
+			w->usage(stderr);
+			w->exit = GNIO_EXIT_USAGE;
+			return -1;
+		}
+		took = take(w, opt, optarg, &end);
+		if (!took)
+			return opt; /* the command's own */
+		if (took < 0 || wireopt_bad_number(w, end, optarg)) {
+			w->exit = GNIO_EXIT_USAGE;
+			return -1;
+		}
+	}
+	if (optind < argc || !w->spec) {
+		fprintf(stderr, "%s: %s\n", w->cmd, w->spec ? "unexpected argument" : "--wire SPEC is required");
+		w->exit = GNIO_EXIT_USAGE;
+	}
+	return -1;
 }
 
 int wireopt_dev_open(const struct wireopt *w, struct gnio_dev **dev, struct gnio_wire_caps *caps)

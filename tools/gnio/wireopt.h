@@ -9,8 +9,10 @@
 #ifndef GNIO_TOOLS_WIREOPT_H
 #define GNIO_TOOLS_WIREOPT_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gnio/dev.h"
 #include "gnio/gen.h"
@@ -20,8 +22,10 @@ struct wireopt {
 	const char *cmd;        /* message prefix, e.g. "gnio gen" */
 	const char *proto_hint; /* after "unknown protocol 'X'" ("" for none) */
 	struct gnio_gen_cfg *gen;
+	void (*usage)(FILE *f); /* the command's --help text */
 	const char *spec;       /* --wire */
 	unsigned queue;         /* --queue */
+	int exit;               /* -1, or the exit code to stop with (wireopt_getopt) */
 };
 
 /* Set by SIGINT/SIGTERM once wireopt_catch_signals() ran. */
@@ -34,14 +38,17 @@ uint64_t wireopt_mono_ns(void);
 void wireopt_catch_signals(void);
 
 /*
- * One getopt_long result: takes 'w' 'p' 's' 'f' 'S' 'q' (sets *end for the
- * numbers). Returns 1 taken, 0 not one of these, -1 usage error (printed).
+ * getopt_long over argv (short options: just -h; set optind = 1 first) with
+ * long options lo. Takes the shared options ('w' 'p' 's' 'f' 'S' 'q' in lo)
+ * itself and returns each other option for the command to take; -1 at the
+ * end. Then w->exit (set it to -1 first) is still -1 to go on, or the exit
+ * code to return: after --help (printed on stdout), or a usage error
+ * (printed): an unknown option (with the help text on stderr), a bad number
+ * or protocol, a stray argument or no --wire.
  */
-int wireopt_take(struct wireopt *w, int opt, const char *arg, char **end);
+int wireopt_getopt(struct wireopt *w, int argc, char **argv, const struct option *lo);
 /* After strto*(arg, end): nonzero (printed) when the number has junk. */
 int wireopt_bad_number(const struct wireopt *w, const char *end, const char *arg);
-/* After the option loop: nonzero (printed) on a stray argument or no --wire. */
-int wireopt_bad_args(const struct wireopt *w, int optind_, int argc);
 
 /* Opens --wire and reads its caps. Returns GNIO_EXIT_OK or the exit code. */
 int wireopt_dev_open(const struct wireopt *w, struct gnio_dev **dev, struct gnio_wire_caps *caps);
