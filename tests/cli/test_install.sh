@@ -5,6 +5,10 @@
 set -euo pipefail
 : "${GNIO_BUILD:?}" "${GNIO_SRC:?}"
 work=$(mktemp -d)
+# A sanitizer build installs an instrumented library: consumers need the
+# same runtime first in line, so build them with the same flags.
+san=""
+grep -q '^GNIO_SANITIZE:BOOL=ON' "$GNIO_BUILD/CMakeCache.txt" 2>/dev/null && san="-fsanitize=address,undefined"
 trap 'rm -rf "$work"' EXIT
 cmake --install "$GNIO_BUILD" --prefix "$work/prefix" >"$work/install.log" 2>&1 ||
 	{ cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
@@ -28,7 +32,7 @@ C
 pc=$(ls -d "$work"/prefix/lib*/pkgconfig | head -1)
 flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs gnio)
 libdir=$(PKG_CONFIG_PATH="$pc" pkg-config --variable=libdir gnio)
-cc -std=c11 "$work/main.c" $flags -Wl,-rpath,"$libdir" -o "$work/pc"
+cc -std=c11 $san "$work/main.c" $flags -Wl,-rpath,"$libdir" -o "$work/pc"
 out=$("$work/pc")
 [ "$out" = "gnio $(sed -n 's/.*GNIO_VERSION_STRING "\(.*\)".*/\1/p' "$GNIO_SRC/include/gnio/version.h") cpu" ] ||
 	{ echo "FAIL: pkg-config consumer printed '$out'"; exit 1; }
@@ -39,7 +43,7 @@ find_package(gnio REQUIRED)
 add_executable(cm main.c)
 target_link_libraries(cm gnio::gnio)
 C
-cmake -S "$work" -B "$work/b" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/cm.log" 2>&1 &&
+cmake -S "$work" -B "$work/b" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_C_FLAGS="$san" >"$work/cm.log" 2>&1 &&
 	cmake --build "$work/b" >>"$work/cm.log" 2>&1 || { cat "$work/cm.log"; echo "FAIL: find_package consumer"; exit 1; }
 out2=$("$work/b/cm")
 [ "$out2" = "$out" ] || { echo "FAIL: find_package consumer printed '$out2'"; exit 1; }
