@@ -47,4 +47,14 @@ cmake -S "$work" -B "$work/b" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_C_FLAGS
 	cmake --build "$work/b" >>"$work/cm.log" 2>&1 || { cat "$work/cm.log"; echo "FAIL: find_package consumer"; exit 1; }
 out2=$("$work/b/cm")
 [ "$out2" = "$out" ] || { echo "FAIL: find_package consumer printed '$out2'"; exit 1; }
+# The shared library exports the public API and nothing internal.
+so=$(ls "$libdir"/libgnio.so.*.*.* | head -1)
+syms=$(nm -D --defined-only "$so")
+grep -q ' gnio_gpu_create@' <<<"$syms" || { echo "FAIL: gnio_gpu_create not exported"; exit 1; }
+for internal in gnio_fail gnio_wire_find gnio_rx_proxy_step gnio_gpu_alloc_internal; do
+	if grep -q " $internal@" <<<"$syms"; then
+		echo "FAIL: internal $internal is exported"
+		exit 1
+	fi
+done
 echo "ok: installed gnio used via pkg-config and find_package ($out)"
