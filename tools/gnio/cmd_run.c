@@ -725,7 +725,7 @@ int gnio_cmd_run(int argc, char **argv)
 	snprintf(dev_name, sizeof(dev_name), "%s", gnio_gpu_get_name(s.gpu));
 	unsigned nq = s.nq;
 	destroy_rest(&s);
-	step_log(quiet_steps, "gnio: wire and device closed");
+	step_log(quiet_steps, "wire and device closed");
 
 	/* offered: what the peer put on the wire when we can see it (sw), else
 	 * everything the wire delivered. */
