@@ -172,10 +172,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 						&q->cqe_gpu, (void **)&cqe_cpu), err, fail);
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, sizeof(struct gnio_rx_ring_local), GNIO_GPU_MEM_TYPE_GPU,
 						&q->lc_gpu, NULL), err, fail);
-	struct gnio_rx_ring_local lc_init;
-	memset(&lc_init, 0, sizeof(lc_init));
-	lc_init.first_idx = ~0ull; /* no cached completion yet */
-	GNIO_CHECK_GOTO(gpu->ops->copy_to_dev(gpu, q->lc_gpu, &lc_init, sizeof(lc_init)), err, fail);
+	GNIO_CHECK_GOTO(gpu->ops->memset_dev(gpu, q->lc_gpu, 0, sizeof(struct gnio_rx_ring_local)), err, fail);
 
 	struct gnio_gpu_eth_rxq h = {
 		.sh = q->sh_gpu,

@@ -135,8 +135,8 @@ static unsigned stage_reap(struct gnio_rx_proxy *p, int wait)
 		published += (unsigned)(st->end - p->prod);
 		STAT_ADD(p->rx_packets, st->end - p->prod);
 		STAT_ADD(p->rx_bytes, st->bytes);
-		gnio_rx_ring_publish(p->sh, p->cqe, p->mask, p->prod, st->end);
 		p->prod = st->end;
+		gnio_rx_ring_publish(p->sh, p->prod);
 		p->stage_head = (p->stage_head + 1) % GNIO_RX_STAGE_DEPTH;
 		p->stage_count--;
 	}
@@ -204,8 +204,8 @@ static unsigned rx_step_zc(struct gnio_rx_proxy *p)
 		kept++;
 	}
 	if (kept) {
-		gnio_rx_ring_publish(p->sh, p->cqe, p->mask, p->prod, p->prod + kept);
 		p->prod += kept;
+		gnio_rx_ring_publish(p->sh, p->prod);
 		STAT_ADD(p->rx_packets, kept);
 		STAT_ADD(p->rx_bytes, bytes);
 	}
@@ -306,9 +306,9 @@ unsigned gnio_rx_proxy_step(void *arg)
 		return got;
 	}
 	if (kept) {
-		gnio_rx_ring_publish(p->sh, p->cqe, p->mask, p->prod, p->prod + kept);
 		p->prod += kept;
 		p->staged = p->prod;
+		gnio_rx_ring_publish(p->sh, p->prod);
 		STAT_ADD(p->rx_packets, kept);
 		STAT_ADD(p->rx_bytes, bytes);
 	}

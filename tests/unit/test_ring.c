@@ -67,8 +67,8 @@ static uint32_t rx_produce(struct rx_fix *f, uint32_t n)
 		c->ts_ns = idx ^ 0x5a5a5a5aull;
 	}
 	if (n) {
-		gnio_rx_ring_publish(f->q.sh, f->q.cqe, f->q.mask, f->prod, f->prod + n);
 		f->prod += n;
+		gnio_rx_ring_publish(f->q.sh, f->prod);
 	}
 	return n;
 }

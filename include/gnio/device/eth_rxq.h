@@ -63,9 +63,6 @@ GNIO_DEV gnio_error_t gnio_dev_eth_rxq_recv_warp(const struct gnio_gpu_eth_rxq *
 		err = (uint32_t)gnio_dev_eth_rxq_recv_thread(q, max, timeout_ns, &f64, &n);
 		f = f64;
 	}
-	/* Lane 0 may have cached the first completion in device memory
-	 * (ring.h): order that store before the other lanes read it. */
-	__syncwarp();
 	err = __shfl_sync(0xffffffffu, err, 0);
 	n = __shfl_sync(0xffffffffu, n, 0);
 	f = __shfl_sync(0xffffffffu, f, 0);

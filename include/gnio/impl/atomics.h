@@ -92,14 +92,6 @@ GNIO_HD int gnio_cas_dev_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
 	return 0;
 }
 GNIO_HD void gnio_cpu_relax(void) { __nanosleep(32); }
-/* Two words in one access, no ordering of its own: pair it with
- * gnio_fence_acquire() to make an acquire pattern (PTX: a relaxed load
- * followed by fence.acq_rel). */
-GNIO_HD void gnio_load_relaxed_2x64(const uint64_t *p, uint64_t *a, uint64_t *b)
-{
-	asm volatile("ld.relaxed.sys.v2.u64 {%0, %1}, [%2];" : "=l"(*a), "=l"(*b) : "l"(p) : "memory");
-}
-GNIO_HD void gnio_fence_acquire(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 
 #else /* host C, CPU device */
 

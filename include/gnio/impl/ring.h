@@ -33,7 +33,7 @@ struct gnio_rx_cqe {
 	uint32_t len;     /* frame length, no FCS */
 	uint32_t flags;   /* GNIO_RX_F_* */
 	uint64_t ts_ns;   /* arrival time, CLOCK_REALTIME nanoseconds */
-	uint64_t seq;     /* ring index + 1, stored last: the entry is complete */
+	uint64_t rsvd;
 };
 
 struct gnio_rx_ring_shared {
@@ -49,10 +49,6 @@ struct gnio_rx_ring_local {
 	 * the consumer is working on. */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t head;
 	uint64_t cached_prod; /* last prod seen; saves a PCIe read per recv */
-	/* GPU: the entry at first_idx as read by the poll that found it, so
-	 * reading it again costs no PCIe round trip. ~0 when none. */
-	uint64_t first_idx;
-	struct gnio_rx_cqe first;
 };
 
 /* The GPU handle of an RX queue (DOCA: doca_gpu_eth_rxq). Immutable once the
@@ -87,36 +83,10 @@ GNIO_HD uint32_t gnio_rx_ring_take(const struct gnio_gpu_eth_rxq *q, uint32_t ma
 	uint64_t head = lc->head;
 	uint64_t prod = lc->cached_prod;
 	if (prod == head) {
-#if GNIO_ON_GPU
-		/* Read the producer index and the next completion together (two
-		 * relaxed loads in flight, then one acquire fence): a frame found
-		 * idle costs one PCIe round trip, not two. ACQUIRE pattern pairs
-		 * with RELEASE(rx.seq) / RELEASE(rx.prod) in gnio_rx_ring_publish():
-		 * the entry and its payload are visible once seq or prod says so. */
-		const struct gnio_rx_cqe *c = &q->cqe[head & q->mask];
-		uint64_t off, lenflags, ts, seq;
-		prod = gnio_load_relaxed_u64(&q->sh->prod);
-		gnio_load_relaxed_2x64(&c->buf_off, &off, &lenflags);
-		gnio_load_relaxed_2x64(&c->ts_ns, &ts, &seq);
-		gnio_fence_acquire();
-		if (seq == head + 1) {
-			lc->first.buf_off = off;
-			lc->first.len = (uint32_t)lenflags;
-			lc->first.flags = (uint32_t)(lenflags >> 32);
-			lc->first.ts_ns = ts;
-			lc->first.seq = seq;
-			lc->first_idx = head;
-			if (prod == head)
-				prod = head + 1; /* seq is stored before prod */
-		} else {
-			lc->first_idx = ~0ull; /* nothing new, or prod ran ahead of this read */
-		}
-#else
 		/* ACQUIRE(rx.prod) pairs with the proxy's RELEASE(rx.prod) in
 		 * gnio_rx_ring_publish(): completions and payload bytes written
 		 * before the publish are visible to the reads that follow. */
 		prod = gnio_load_acquire_u64(&q->sh->prod);
-#endif
 		lc->cached_prod = prod;
 	}
 	uint64_t avail = prod - head;
@@ -128,10 +98,6 @@ GNIO_HD uint32_t gnio_rx_ring_take(const struct gnio_gpu_eth_rxq *q, uint32_t ma
 
 GNIO_HD const struct gnio_rx_cqe *gnio_rx_ring_cqe(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
 {
-#if GNIO_ON_GPU
-	if (idx == q->lc->first_idx)
-		return &q->lc->first; /* already read by the poll that found it */
-#endif
 	return &q->cqe[idx & q->mask];
 }
 
@@ -149,14 +115,10 @@ GNIO_HD uint32_t gnio_rx_ring_free_slots(struct gnio_rx_ring_shared *sh, uint64_
 	return (uint32_t)(size - used);
 }
 
-GNIO_HD void gnio_rx_ring_publish(struct gnio_rx_ring_shared *sh, struct gnio_rx_cqe *cqe, uint32_t mask,
-				  uint64_t old_prod, uint64_t new_prod)
+GNIO_HD void gnio_rx_ring_publish(struct gnio_rx_ring_shared *sh, uint64_t new_prod)
 {
-	/* RELEASE(rx.seq) per entry, then RELEASE(rx.prod): each entry's fields
-	 * and payload were written before its seq, and every seq before prod;
-	 * pair with the consumer's acquire in gnio_rx_ring_take(). */
-	for (uint64_t i = old_prod; i != new_prod; i++)
-		gnio_store_release_u64(&cqe[i & mask].seq, i + 1);
+	/* RELEASE(rx.prod): completions [old prod, new_prod) and their payload
+	 * were written before this store; pairs with ACQUIRE(rx.prod) above. */
 	gnio_store_release_u64(&sh->prod, new_prod);
 }
 
