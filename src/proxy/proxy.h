@@ -17,6 +17,9 @@
 struct gnio_gpu;
 struct gnio_ctx;
 
+/* Bump a counter the proxy thread alone writes; readers load it relaxed. */
+#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+
 /* A polling thread: calls step() until stopped, backing off when idle. */
 struct gnio_proxy_thread {
 	pthread_t thread;

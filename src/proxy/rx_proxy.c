@@ -15,21 +15,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "core/ctx_priv.h"
 #include "core/errmsg.h"
 #include "gpu/gpu_priv.h"
+#include "gnio/device/time.h"
 #include "proxy/proxy.h"
 
-#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 #define ETH_HDR_LEN 14u
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static unsigned stage_reap(struct gnio_rx_proxy *p, int wait);
 
@@ -194,7 +187,7 @@ static unsigned rx_step_zc(struct gnio_rx_proxy *p)
 		uint64_t idx = p->prod + kept;
 		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
 		if (!f->ts_ns && !ts)
-			ts = now_ns();
+			ts = gnio_dev_time_ns();
 		c->buf_off = f->buf_off;
 		c->len = f->len;
 		c->flags = f->ts_ns ? GNIO_RX_F_TS_HW : 0;
@@ -280,7 +273,7 @@ unsigned gnio_rx_proxy_step(void *arg)
 			memmove(dst, f->data, f->len); /* close a hole left by a drop */
 		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
 		if (!f->ts_ns && !ts)
-			ts = now_ns();
+			ts = gnio_dev_time_ns();
 		c->buf_off = (uint64_t)(idx & p->mask) * p->slot_size;
 		c->len = f->len;
 		c->flags = f->ts_ns ? GNIO_RX_F_TS_HW : 0;

@@ -10,20 +10,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "core/ctx_priv.h"
 #include "core/errmsg.h"
 #include "gpu/gpu_priv.h"
+#include "gnio/device/time.h"
 #include "proxy/proxy.h"
 
-#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 gnio_error_t gnio_tx_proxy_init(struct gnio_tx_proxy *p)
 {
@@ -73,7 +66,7 @@ unsigned gnio_tx_proxy_step(void *arg)
 			break;
 		if (d->flags & GNIO_TX_F_TIMED) {
 			if (!now)
-				now = now_ns();
+				now = gnio_dev_time_ns();
 			if (d->send_at_ns > now)
 				break; /* in order: later frames wait behind it */
 		}
