@@ -28,8 +28,11 @@ gnio_error_t gnio_buf_arr_create(struct gnio_gpu *gpu, void *memptr_gpu, uint32_
 				 uint32_t num_elem, struct gnio_buf_arr **arr);
 /* Errors: INVALID_VALUE, BAD_STATE (already started). */
 gnio_error_t gnio_buf_arr_start(struct gnio_buf_arr *arr);
-/* Errors: INVALID_VALUE, BAD_STATE (registered with a started queue, a kernel
- * is running on this device, or a later-created array still exists). */
+/* Errors: INVALID_VALUE, BAD_STATE (a kernel is running on this device, or a
+ * later-created array still exists). A started queue that uses the array
+ * keeps what its proxy needs until it stops (the rollback destroys arrays
+ * before it stops queues, as DOCA's teardown does); the queue's pool
+ * registration is cleared, so it does not start again with it. */
 gnio_error_t gnio_buf_arr_destroy(struct gnio_buf_arr *arr);
 /* Errors: INVALID_VALUE, BAD_STATE (not started). */
 gnio_error_t gnio_buf_arr_get_gpu_handle(struct gnio_buf_arr *arr, struct gnio_gpu_buf_arr **handle);
@@ -38,6 +41,10 @@ uint32_t gnio_buf_arr_get_elem_size(const struct gnio_buf_arr *arr);
 uint32_t gnio_buf_arr_get_num_elem(const struct gnio_buf_arr *arr);
 /* Host view of the pool base, NULL for memory the CPU cannot see. */
 void *gnio_buf_arr_get_cpu_base(const struct gnio_buf_arr *arr);
+/* The array's key: what a send names it by, with the frame's address (DOCA:
+ * the mkey of the mmap). Errors: INVALID_VALUE. */
+/* @since 0.2 buf_arr_mkey: Buffer array key for sends */
+gnio_error_t gnio_buf_arr_get_mkey(const struct gnio_buf_arr *arr, uint32_t *mkey);
 
 #ifdef __cplusplus
 }

@@ -18,5 +18,6 @@
 #include "rollback.h"
 #include "gen.h"
 #include "sw.h"
+#include "pipeline.h"
 
 #endif /* GNIO_GNIO_H */

@@ -8,11 +8,11 @@ extern "C" {
 #endif
 
 #define GNIO_VERSION_MAJOR 0
-#define GNIO_VERSION_MINOR 1
+#define GNIO_VERSION_MINOR 2
 #define GNIO_VERSION_PATCH 0
-#define GNIO_VERSION_STRING "0.1.0"
+#define GNIO_VERSION_STRING "0.2.0"
 
-/* Version of the library actually loaded, e.g. "0.1.0". */
+/* Version of the library actually loaded, e.g. "0.2.0". */
 /* @since 0.1 version_query: Run-time library version query */
 const char *gnio_version(void);
 /* 1 when the loaded library is at least major.minor, else 0. */

@@ -6,6 +6,7 @@
 #include "core/ctx_priv.h"
 #include "core/errmsg.h"
 #include "gpu/gpu_priv.h"
+#include "gnio/device/time.h"
 
 void gnio_ctx_init(struct gnio_ctx *ctx, const struct gnio_ctx_ops *ops)
 {
@@ -115,10 +116,21 @@ void gnio_ctx_post_event(struct gnio_ctx *ctx, enum gnio_pe_event_type type, gni
 	struct gnio_pe *pe = __atomic_load_n(&ctx->pe, __ATOMIC_ACQUIRE);
 	if (!pe)
 		return;
-	struct gnio_pe_event ev = {.type = type, .ctx = ctx, .error = err, .index = index};
+	struct gnio_pe_event ev = {.type = type, .ctx = ctx, .error = err, .index = index,
+				   .timestamp_ns = gnio_gpu_dev_time_ns()};
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(ev.msg, sizeof(ev.msg), fmt, ap);
 	va_end(ap);
+	gnio_pe_post(pe, &ev);
+}
+
+void gnio_ctx_post_notify(struct gnio_ctx *ctx, uint64_t ticket, uint64_t timestamp_ns)
+{
+	struct gnio_pe *pe = __atomic_load_n(&ctx->pe, __ATOMIC_ACQUIRE);
+	if (!pe)
+		return;
+	struct gnio_pe_event ev = {.type = GNIO_PE_EVENT_TX_NOTIFY, .ctx = ctx, .index = ticket,
+				   .timestamp_ns = timestamp_ns};
 	gnio_pe_post(pe, &ev);
 }

@@ -124,7 +124,9 @@ uint32_t gnio_pe_progress(struct gnio_pe *pe)
 		fn = pe->fn;
 		user = pe->user;
 		pthread_mutex_unlock(&pe->lock);
-		if (fn)
+		/* The context may be disconnected meanwhile (then ev.ctx was
+		 * cleared under the lock); its callbacks outlive it no longer. */
+		if (!(ev.ctx && ev.ctx->on_event && ev.ctx->on_event(ev.ctx, &ev)) && fn)
 			fn(user, &ev);
 		n++;
 	}

@@ -225,7 +225,7 @@ static gnio_error_t step1(struct gnio_rollback *rb, uint32_t deadline_ms)
 			continue;
 		enum gnio_runner_state s = gnio_runner_get_state(it->obj);
 		if (s == GNIO_RUNNER_RUNNING || s == GNIO_RUNNER_EXITED || s == GNIO_RUNNER_HUNG) {
-			/* RELEASE(ctl.stop): pairs with gnio_dev_kernel_should_stop();
+			/* RELEASE(ctl.stop): pairs with gnio_gpu_dev_kernel_should_stop();
 			 * gnio_runner_stop sets it again, harmlessly. */
 			struct gnio_runner *r = it->obj;
 			gnio_store_release_u32(&r->ctl_cpu->stop, 1);

@@ -108,7 +108,7 @@ gnio_error_t gnio_runner_stop(struct gnio_runner *r, uint32_t deadline_ms)
 	/* Record the deadline before flipping the flag (rollback step 1). */
 	uint64_t deadline = mono_ns() + (uint64_t)deadline_ms * 1000000ull;
 	/* RELEASE(ctl.stop): pairs with the kernel's read in
-	 * gnio_dev_kernel_should_stop(). */
+	 * gnio_gpu_dev_kernel_should_stop(). */
 	gnio_store_release_u32(&r->ctl_cpu->stop, 1);
 	for (;;) {
 		gnio_error_t st = GNIO_SUCCESS;

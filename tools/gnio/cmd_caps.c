@@ -143,7 +143,7 @@ static void evaluate(struct caps_snapshot *s)
 
 	f = feat(s, "timed_send", "timed send (send at a given time)");
 	if (s->q_timed_send != GNIO_SUCCESS)
-		axis(&f->nic, 0, "gnio_eth_txq_cap_is_timed_send_supported: %s", errname(s->q_timed_send));
+		axis(&f->nic, 0, "gnio_eth_txq_cap_get_wait_on_time_offload_supported: %s", errname(s->q_timed_send));
 	else
 		axis(&f->nic, 1, "%s", (w->flags & GNIO_WIRE_CAP_TXTIME) ? "the wire honours send times"
 									   : "the proxy holds frames until their send time");
@@ -219,12 +219,15 @@ static void wire_axis(struct gnio_dev *dev, struct caps_snapshot *s)
 	memset(&s->wcaps, 0, sizeof(s->wcaps));
 	s->wcaps.struct_size = sizeof(s->wcaps);
 	gnio_devinfo_get_caps(info, &s->wcaps);
-	s->q_rxq_cyclic = gnio_eth_rxq_cap_is_type_supported(info, GNIO_ETH_RXQ_TYPE_CYCLIC);
-	s->q_txq_regular = gnio_eth_txq_cap_is_type_supported(info, GNIO_ETH_TXQ_TYPE_REGULAR);
-	s->q_timed_send = gnio_eth_txq_cap_is_timed_send_supported(info);
+	enum gnio_eth_wait_on_time_type wt;
+	s->q_rxq_cyclic = gnio_eth_rxq_cap_is_type_supported(info, GNIO_ETH_RXQ_TYPE_CYCLIC,
+							     GNIO_ETH_RXQ_DATA_PATH_TYPE_GPU);
+	s->q_txq_regular = gnio_eth_txq_cap_is_type_supported(info, GNIO_ETH_TXQ_TYPE_REGULAR,
+							      GNIO_ETH_TXQ_DATA_PATH_TYPE_GPU);
+	s->q_timed_send = gnio_eth_txq_cap_get_wait_on_time_offload_supported(info, &wt);
 	s->q_rx_burst = gnio_eth_rxq_cap_get_max_burst_size(info, &s->rx_max_burst);
 	s->q_rx_pkt = gnio_eth_rxq_cap_get_max_packet_size(info, &s->rx_max_pkt);
-	s->q_tx_burst = gnio_eth_txq_cap_get_max_burst_size(info, &s->tx_max_burst);
+	s->q_tx_burst = gnio_eth_txq_cap_get_max_burst_size(info, 1, 0, &s->tx_max_burst);
 }
 
 static void gpu_axis(struct gnio_gpu *gpu, struct caps_snapshot *s)

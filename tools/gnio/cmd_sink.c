@@ -2,8 +2,8 @@
 /*
  * tools/gnio/cmd_sink.c - `gnio sink`: receive and count frames from a wire.
  *
- * Drives the wire's ops table directly, so it checks a wire (or the far end of
- * a gnio pipeline) without a device. Counts per protocol with the same
+ * Receives on an RX queue of the host datapath (gnio_eth_rxq_recv_burst), so
+ * it checks a wire (or the far end of a gnio pipeline) without a device. Counts per protocol with the same
  * classifier the apps use and, with --verify, checks each generator stamp,
  * the frame bytes and the sequence order.
  */
@@ -16,9 +16,6 @@
 #include "commands.h"
 #include "json.h"
 #include "gnio/apps/classify.h"
-#include "gnio/dev.h"
-#include "gnio/gen.h"
-#include "eth/dev_priv.h"
 #include "wireopt.h"
 
 static void sink_usage(FILE *f)
@@ -53,11 +50,11 @@ int gnio_cmd_sink(int argc, char **argv)
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	enum { BURST = 64 };
-	struct gnio_wire_frame fr[BURST];
+	struct gnio_eth_pkt fr[BURST];
 	struct gnio_gen_cfg gcfg;
 	struct wireopt wo = {.cmd = "gnio sink", .proto_hint = "", .gen = &gcfg, .usage = sink_usage, .exit = -1};
 	struct gnio_wire_caps caps;
-	struct gnio_wire_rxq_stats ws = {0}, ws0 = {0};
+	struct gnio_eth_rxq_stats qs;
 	struct gnio_dev *dev = NULL;
 	const char *spec;
 	double duration = 10, idle = 0;
@@ -65,7 +62,7 @@ int gnio_cmd_sink(int argc, char **argv)
 	uint32_t max_frame = 0;
 	int verify = 0, json = 0, opt, st, rc = GNIO_EXIT_FAIL;
 	uint8_t *bufs = NULL;
-	void *rxq = NULL;
+	struct gnio_eth_rxq *rxq = NULL;
 
 	gnio_gen_cfg_init(&gcfg);
 	optind = 1;
@@ -101,7 +98,7 @@ int gnio_cmd_sink(int argc, char **argv)
 		rc = GNIO_EXIT_USAGE;
 		goto out;
 	}
-	st = wireopt_queue_open(&wo, dev, 0, max_frame, 4096, BURST, &rxq, &caps);
+	st = wireopt_rxq_open(&wo, dev, max_frame, BURST, &rxq, &caps);
 	if (st != GNIO_EXIT_OK) {
 		rc = st;
 		goto out;
@@ -111,11 +108,10 @@ int gnio_cmd_sink(int argc, char **argv)
 		fprintf(stderr, "gnio sink: out of memory\n");
 		goto out;
 	}
-	dev->ops->rxq_stats(rxq, &ws0); /* counters of a reused socket start here */
 	wireopt_catch_signals();
 	fprintf(stderr, "gnio sink: ready on %s (%s)\n", spec, caps.mode);
 
-	uint64_t rx = 0, bytes = 0, too_big = 0, runt = 0, per[GNIO_PROTO_COUNT] = {0};
+	uint64_t rx = 0, bytes = 0, too_big = 0, runt = 0, overflow = 0, per[GNIO_PROTO_COUNT] = {0};
 	uint64_t v_ok = 0, v_bad = 0, v_nostamp = 0, v_ooo = 0, v_gap = 0, next_seq = gcfg.first_seq;
 	uint64_t first_seq = 0, last_seq = 0;
 	uint64_t t0 = wireopt_mono_ns(), t_first = 0, t_last = 0, last_stats = t0;
@@ -127,7 +123,11 @@ int gnio_cmd_sink(int argc, char **argv)
 			fr[i].cap = max_frame;
 			fr[i].len = 0;
 		}
-		unsigned got = dev->ops->rx_burst(rxq, fr, BURST);
+		uint32_t got = 0;
+		if (gnio_eth_rxq_recv_burst(rxq, fr, BURST, &got) != GNIO_SUCCESS) {
+			fprintf(stderr, "gnio sink: %s\n", gnio_last_error_msg());
+			break;
+		}
 		uint64_t now;
 
 		if (got) {
@@ -144,18 +144,12 @@ int gnio_cmd_sink(int argc, char **argv)
 				nanosleep(&ns, NULL);
 			}
 		}
+		/* The queue counts too_big and runt frames; what it returns is
+		 * whole frames. */
 		for (unsigned i = 0; i < got; i++) {
-			const struct gnio_wire_frame *f = &fr[i];
+			const struct gnio_eth_pkt *f = &fr[i];
 			uint64_t seq;
 
-			if (f->len > f->cap) {
-				too_big++;
-				continue;
-			}
-			if (f->len < 14) {
-				runt++;
-				continue;
-			}
 			rx++;
 			bytes += f->len;
 			per[gnio_classify(f->data, f->len)]++;
@@ -182,10 +176,13 @@ int gnio_cmd_sink(int argc, char **argv)
 			}
 		}
 		if (now - last_stats > 100000000ull || (count && rx + too_big + runt >= count)) {
-			dev->ops->rxq_stats(rxq, &ws);
+			gnio_eth_rxq_get_stats(rxq, &qs);
+			too_big = qs.dropped[GNIO_DROP_TOO_BIG];
+			runt = qs.dropped[GNIO_DROP_RUNT];
+			overflow = qs.dropped[GNIO_DROP_WIRE_OVERFLOW];
 			last_stats = now;
 		}
-		if (count && rx + too_big + runt + (ws.overflow - ws0.overflow) >= count) {
+		if (count && rx + too_big + runt + overflow >= count) {
 			/* one more look: frames still in flight */
 			if (!got)
 				break;
@@ -195,8 +192,10 @@ int gnio_cmd_sink(int argc, char **argv)
 		if (idle > 0 && t_last && now - t_last >= (uint64_t)(idle * 1e9))
 			break;
 	}
-	dev->ops->rxq_stats(rxq, &ws);
-	uint64_t overflow = ws.overflow - ws0.overflow;
+	gnio_eth_rxq_get_stats(rxq, &qs);
+	too_big = qs.dropped[GNIO_DROP_TOO_BIG];
+	runt = qs.dropped[GNIO_DROP_RUNT];
+	overflow = qs.dropped[GNIO_DROP_WIRE_OVERFLOW];
 	double secs = (double)(wireopt_mono_ns() - t0) / 1e9;
 	double active = t_last > t_first ? (double)(t_last - t_first) / 1e9 : 0;
 	double pps = active > 0 && rx > 1 ? (double)(rx - 1) / active : 0;
@@ -257,8 +256,7 @@ int gnio_cmd_sink(int argc, char **argv)
 	if (count && rx < count)
 		rc = GNIO_EXIT_FAIL;
 out:
-	if (rxq)
-		dev->ops->rxq_close(rxq);
+	wireopt_rxq_close(rxq);
 	if (dev)
 		gnio_dev_close(dev);
 	free(bufs);

@@ -26,6 +26,26 @@ static const struct verb verbs[] = {
 	{"rollback", &rb_fn, "explain and exercise the safe teardown sequence"},
 };
 
+int gnio_cli_exit(int err)
+{
+	switch ((gnio_error_t)err) {
+	case GNIO_SUCCESS:
+		return GNIO_EXIT_OK;
+	case GNIO_ERROR_INVALID_VALUE:
+		return GNIO_EXIT_USAGE;
+	case GNIO_ERROR_NOT_FOUND:
+	case GNIO_ERROR_NOT_PERMITTED:
+	case GNIO_ERROR_NOT_SUPPORTED:
+	case GNIO_ERROR_NO_MEMORY:
+	case GNIO_ERROR_IN_USE:
+	case GNIO_ERROR_DRIVER:
+	case GNIO_ERROR_BAD_STATE:
+		return GNIO_EXIT_ENV;
+	default:
+		return GNIO_EXIT_FAIL;
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gnio <verb> [options]    (gnio <verb> --help for details)\n\nverbs:\n");

@@ -61,6 +61,7 @@
 #define DEF_FRAMES 4096u
 #define TX_POOL_MAX 256u  /* TX chunks taken from a pool UMEM */
 #define FILL_RESERVE 512u /* fill buffers to keep while the GPU ring is full */
+#define TX_RING_MIN 2048u /* TX/completion ring entries, at least */
 
 struct afxdp_wire;
 
@@ -82,6 +83,8 @@ struct xq {
 	uint32_t rx_cap;    /* largest frame a chunk takes */
 	uint64_t *tx_free;  /* stack of free TX chunk addresses */
 	uint32_t tx_nfree, tx_total;
+	uint64_t tx_chunk_base; /* TX chunks start here; lower addresses are RX chunks */
+	uint32_t tx_ring_size;  /* TX and completion ring entries */
 	uint32_t tx_inflight; /* in TX ring or completion ring */
 	uint32_t tx_done;     /* completions reaped by tx_burst, not yet reported */
 	int has_rx, has_tx;
@@ -679,7 +682,10 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 			      nrx > FILL_RESERVE ? nrx - FILL_RESERVE : 0, cfg->ring_size + FILL_RESERVE + ntx);
 	memset(&uc, 0, sizeof(uc));
 	uc.fill_size = ring;
-	uc.comp_size = pow2_floor(ntx);
+	/* The TX and completion rings also carry in-place forwards, which take
+	 * no TX chunk: size them for a burst of those, not for the chunks. */
+	q->tx_ring_size = pow2_floor(ntx) > TX_RING_MIN ? pow2_floor(ntx) : TX_RING_MIN;
+	uc.comp_size = q->tx_ring_size;
 	uc.frame_size = q->chunk;
 	uc.frame_headroom = 0;
 	ret = xsk_umem__create(&q->umem, q->area, q->area_size, &q->fq, &q->cq, &uc);
@@ -692,7 +698,7 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 	}
 	memset(&sc, 0, sizeof(sc));
 	sc.rx_size = ring;
-	sc.tx_size = pow2_floor(ntx);
+	sc.tx_size = q->tx_ring_size;
 	sc.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
 	sc.xdp_flags = w->attach_flags;
 	sc.bind_flags = XDP_USE_NEED_WAKEUP;
@@ -744,6 +750,7 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		xsk_ring_prod__submit(&q->fq, nfill);
 	}
 	q->tx_total = sc.tx_size < ntx ? sc.tx_size : ntx;
+	q->tx_chunk_base = (uint64_t)nrx * q->chunk;
 	q->tx_free = malloc(sizeof(uint64_t) * q->tx_total);
 	if (!q->tx_free) {
 		xq_free(q);
@@ -962,39 +969,69 @@ static inline void tx_kick(struct xq *q)
 		sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
 }
 
+/* Completed sends: TX chunks go back on the free stack; frames that were sent
+ * from the pool (in-place forwards) are not chunks of ours and are only
+ * counted: the RX side gets them back through the hold words. */
 static unsigned cq_reap(struct xq *q)
 {
 	uint32_t idx;
-	unsigned got = xsk_ring_cons__peek(&q->cq, q->tx_total, &idx);
+	unsigned got = xsk_ring_cons__peek(&q->cq, q->tx_ring_size, &idx);
 
-	for (unsigned i = 0; i < got; i++)
-		q->tx_free[q->tx_nfree++] = *xsk_ring_cons__comp_addr(&q->cq, idx + i);
+	for (unsigned i = 0; i < got; i++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(&q->cq, idx + i);
+		if (a >= q->tx_chunk_base)
+			q->tx_free[q->tx_nfree++] = a;
+	}
 	xsk_ring_cons__release(&q->cq, got);
 	q->tx_inflight -= got;
 	return got;
 }
 
-static unsigned afxdp_tx_burst(void *qv, const struct gnio_wire_frame *f, unsigned n)
+/* A frame inside this socket's UMEM (a received frame sent back out) is put
+ * on the TX ring by address: true zero copy. Any other frame is copied into a
+ * free TX chunk. */
+static int in_umem(const struct xq *q, const struct gnio_wire_frame *f)
+{
+	return f->data >= q->area && f->data < q->area + q->area_size && f->len <= q->area + q->area_size - f->data;
+}
+
+static unsigned afxdp_tx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 {
 	struct xq *q = qv;
 	uint32_t idx;
-	unsigned i, take;
+	unsigned i, take, need = 0;
 
-	if (q->tx_nfree < n) /* recycle finished chunks; tx_reap reports them */
-		q->tx_done += cq_reap(q);
-	if (!q->tx_nfree) {
+	/* How many frames, in order, we can take: forwards need no chunk. */
+	int reaped = 0;
+	for (take = 0; take < n; take++) {
+		if (in_umem(q, &f[take]))
+			continue;
+		if (need == q->tx_nfree && !reaped) {
+			q->tx_done += cq_reap(q); /* recycle chunks; tx_reap reports them */
+			reaped = 1;
+		}
+		if (need == q->tx_nfree)
+			break;
+		need++;
+	}
+	if (!take) {
 		tx_kick(q);
 		return 0;
 	}
-	take = n < q->tx_nfree ? n : q->tx_nfree;
 	take = xsk_ring_prod__reserve(&q->tx, take, &idx);
 	for (i = 0; i < take; i++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + i);
 		uint32_t len = f[i].len < q->chunk ? f[i].len : q->chunk;
-		uint64_t a = q->tx_free[--q->tx_nfree];
 
-		memcpy(q->area + a, f[i].data, len);
-		d->addr = a;
+		if (in_umem(q, &f[i])) {
+			d->addr = (uint64_t)(f[i].data - q->area);
+			f[i].copied = 0;
+		} else {
+			uint64_t a = q->tx_free[--q->tx_nfree];
+			memcpy(q->area + a, f[i].data, len);
+			d->addr = a;
+			f[i].copied = 1;
+		}
 		d->len = len;
 		d->options = 0;
 	}

@@ -627,7 +627,7 @@ static void sw_rx_quiesce(void *qh)
 }
 
 /* Proxy thread of the queue: take what fits, never drop; one publish. */
-static unsigned sw_tx_burst(void *qh, const struct gnio_wire_frame *frames, unsigned n)
+static unsigned sw_tx_burst(void *qh, struct gnio_wire_frame *frames, unsigned n)
 {
 	struct sw_queue *q = qh;
 	uint64_t ts_ns = clock_ns(CLOCK_REALTIME);
