@@ -26,6 +26,7 @@
 #include "gpu.h"
 #include "rollback.h"
 #include "runner.h"
+#include "eth_txq.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +70,11 @@ struct gnio_pipeline_cfg {
 	int tx_pool;                    /* the TX queue gets its own pool (one slot per entry) */
 	size_t user_mem;                /* bytes of CPU_GPU memory per queue for the kernel (0: none) */
 	struct gnio_pe *pe;             /* connect every queue to it (NULL: none) */
+	/* Completion events of NOTIFY sends and send errors, registered on
+	 * every TX queue before it starts (need pe). */
+	gnio_eth_txq_gpu_event_notify_send_packet_cb_t tx_notify_cb;
+	gnio_eth_txq_gpu_event_error_send_packet_cb_t tx_error_cb;
+	void *tx_event_user;
 	int proxy_cpu;                  /* pin queue i's proxies to CPU proxy_cpu + i (-1: no pinning) */
 	gnio_pipeline_step_fn step_cb;  /* reports each step (NULL: none) */
 	void *step_user;

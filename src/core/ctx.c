@@ -47,6 +47,7 @@ const char *gnio_ctx_state_name(enum gnio_ctx_state s)
 
 gnio_error_t gnio_ctx_set_datapath_on_gpu(struct gnio_ctx *ctx, struct gnio_gpu *gpu)
 {
+	gnio_api_enter();
 	if (!ctx || !gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "ctx", "set_datapath_on_gpu: NULL argument");
 	GNIO_CHECK(gnio_ctx_check_configurable(ctx, "the datapath device"));
@@ -64,6 +65,7 @@ gnio_error_t gnio_ctx_set_datapath_on_gpu(struct gnio_ctx *ctx, struct gnio_gpu 
 
 gnio_error_t gnio_ctx_start(struct gnio_ctx *ctx)
 {
+	gnio_api_enter();
 	if (!ctx)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "ctx", "start: NULL context");
 	if (ctx->state == GNIO_CTX_STATE_STARTED)
@@ -79,6 +81,7 @@ gnio_error_t gnio_ctx_start(struct gnio_ctx *ctx)
 
 gnio_error_t gnio_ctx_stop(struct gnio_ctx *ctx)
 {
+	gnio_api_enter();
 	if (!ctx)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "ctx", "stop: NULL context");
 	if (ctx->state != GNIO_CTX_STATE_STARTED)
@@ -104,8 +107,9 @@ gnio_error_t gnio_ctx_stop(struct gnio_ctx *ctx)
 
 gnio_error_t gnio_ctx_get_state(const struct gnio_ctx *ctx, enum gnio_ctx_state *state)
 {
+	gnio_api_enter();
 	if (!ctx || !state)
-		return GNIO_ERROR_INVALID_VALUE;
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "ctx", "get_state: NULL argument");
 	*state = ctx->state;
 	return GNIO_SUCCESS;
 }

@@ -128,6 +128,12 @@ static gnio_error_t tx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t s
 		STEP("pin the TX proxy", "program", gnio_eth_txq_set_proxy_cpu(q->txq, c->proxy_cpu + (int)i));
 	if (q->tx_pool)
 		STEP("register the TX pool with the queue", "program", gnio_eth_txq_set_pkt_buf(q->txq, q->tx_pool));
+	if (c->tx_notify_cb)
+		STEP("register the send notification callback", "program",
+		     gnio_eth_txq_gpu_event_notify_send_packet_register(q->txq, c->tx_notify_cb, c->tx_event_user));
+	if (c->tx_error_cb)
+		STEP("register the send error callback", "program",
+		     gnio_eth_txq_gpu_event_error_send_packet_register(q->txq, c->tx_error_cb, c->tx_event_user));
 	if (c->tx_in_place && !c->no_rx_pool && q->rx_pool)
 		STEP("register the RX pool with the TX queue (in-place send)", "program",
 		     gnio_eth_txq_add_buf_arr(q->txq, q->rx_pool));
@@ -173,6 +179,8 @@ static gnio_error_t check_cfg(const struct gnio_pipeline_cfg *c)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "a TX pool needs tx");
 	if (c->tx_in_place && !c->tx)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "in-place sending needs tx");
+	if ((c->tx_notify_cb || c->tx_error_cb) && !c->pe)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "send event callbacks need a progress engine (pe)");
 	if (c->tx_only && (!c->tx || c->tx_in_place))
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "tx_only needs tx and no in-place sending");
 	return GNIO_SUCCESS;

@@ -66,6 +66,7 @@ static uint64_t mono_ns(void)
 
 gnio_error_t gnio_rollback_create(struct gnio_gpu *gpu, struct gnio_rollback **rb)
 {
+	gnio_api_enter();
 	if (!gpu || !rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "create: NULL argument");
 	struct gnio_rollback *r = calloc(1, sizeof(*r));
@@ -79,6 +80,7 @@ gnio_error_t gnio_rollback_create(struct gnio_gpu *gpu, struct gnio_rollback **r
 
 gnio_error_t gnio_rollback_destroy(struct gnio_rollback *rb)
 {
+	gnio_api_enter();
 	if (!rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "destroy: NULL");
 	if (rb->next_step != GNIO_ROLLBACK_DONE && rb->ran)
@@ -91,6 +93,7 @@ gnio_error_t gnio_rollback_destroy(struct gnio_rollback *rb)
 
 gnio_error_t gnio_rollback_set_step_cb(struct gnio_rollback *rb, gnio_rollback_step_fn fn, void *user)
 {
+	gnio_api_enter();
 	if (!rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "set_step_cb: NULL rollback");
 	rb->fn = fn;
@@ -100,6 +103,7 @@ gnio_error_t gnio_rollback_set_step_cb(struct gnio_rollback *rb, gnio_rollback_s
 
 gnio_error_t gnio_rollback_get_next_step(const struct gnio_rollback *rb, unsigned *step)
 {
+	gnio_api_enter();
 	if (!rb || !step)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "get_next_step: NULL argument");
 	*step = rb->next_step;
@@ -132,6 +136,7 @@ static gnio_error_t add(struct gnio_rollback *rb, enum rb_kind kind, void *obj)
 
 gnio_error_t gnio_rollback_add_runner(struct gnio_rollback *rb, struct gnio_runner *runner)
 {
+	gnio_api_enter();
 	if (rb && runner && runner->gpu != rb->gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "add runner: it runs on %s, the rollback is for %s",
 				 gnio_gpu_get_bus_id(runner->gpu), gnio_gpu_get_bus_id(rb->gpu));
@@ -140,6 +145,7 @@ gnio_error_t gnio_rollback_add_runner(struct gnio_rollback *rb, struct gnio_runn
 
 gnio_error_t gnio_rollback_add_buf_arr(struct gnio_rollback *rb, struct gnio_buf_arr *arr)
 {
+	gnio_api_enter();
 	if (rb && arr && arr->gpu != rb->gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback",
 				 "add buf_arr: it belongs to %s, the rollback is for %s", gnio_gpu_get_bus_id(arr->gpu),
@@ -149,21 +155,25 @@ gnio_error_t gnio_rollback_add_buf_arr(struct gnio_rollback *rb, struct gnio_buf
 
 gnio_error_t gnio_rollback_add_rxq(struct gnio_rollback *rb, struct gnio_eth_rxq *rxq)
 {
+	gnio_api_enter();
 	return add(rb, RB_RXQ, rxq);
 }
 
 gnio_error_t gnio_rollback_add_txq(struct gnio_rollback *rb, struct gnio_eth_txq *txq)
 {
+	gnio_api_enter();
 	return add(rb, RB_TXQ, txq);
 }
 
 gnio_error_t gnio_rollback_add_semaphore(struct gnio_rollback *rb, struct gnio_gpu_semaphore *sem)
 {
+	gnio_api_enter();
 	return add(rb, RB_SEM, sem);
 }
 
 gnio_error_t gnio_rollback_add_mem(struct gnio_rollback *rb, void *memptr_gpu)
 {
+	gnio_api_enter();
 	if (rb && memptr_gpu) {
 		pthread_mutex_lock(&rb->gpu->lock);
 		struct gnio_gpu_alloc *a = gnio_gpu_find_alloc(rb->gpu, memptr_gpu, 1);
@@ -396,6 +406,7 @@ static gnio_error_t step5(struct gnio_rollback *rb)
 
 gnio_error_t gnio_rollback_run(struct gnio_rollback *rb, uint32_t deadline_ms)
 {
+	gnio_api_enter();
 	if (!rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "run: NULL rollback");
 	if (rb->next_step == GNIO_ROLLBACK_DONE)

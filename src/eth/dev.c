@@ -47,6 +47,7 @@ gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev)
 
 gnio_error_t gnio_dev_close(struct gnio_dev *dev)
 {
+	gnio_api_enter();
 	if (!dev)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "close: NULL");
 	if (dev->num_queues)
@@ -75,6 +76,7 @@ const char *gnio_devinfo_get_name(const struct gnio_devinfo *info)
 
 gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps)
 {
+	gnio_api_enter();
 	if (!info || !caps)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "get_caps: NULL argument");
 	const struct gnio_dev *d = (const struct gnio_dev *)info;

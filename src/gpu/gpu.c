@@ -12,6 +12,7 @@
 
 gnio_error_t gnio_gpu_bus_id_canonical(const char *in, char *out, size_t out_len)
 {
+	gnio_api_enter();
 	unsigned dom = 0, bus, devn, fn;
 	char tail;
 	if (!in || !out || out_len < 13)
@@ -75,6 +76,7 @@ gnio_error_t gnio_gpu_create(const char *bus_id, struct gnio_gpu **gpu)
 
 gnio_error_t gnio_gpu_destroy(struct gnio_gpu *gpu)
 {
+	gnio_api_enter();
 	if (!gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "destroy: NULL");
 	pthread_mutex_lock(&gpu->lock);
@@ -135,6 +137,7 @@ static gnio_error_t alloc_common(struct gnio_gpu *gpu, size_t size, size_t align
 gnio_error_t gnio_gpu_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t align, enum gnio_gpu_mem_type type,
 				void **memptr_gpu, void **memptr_cpu)
 {
+	gnio_api_enter();
 	if (!gpu || !memptr_gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "mem_alloc: NULL argument");
 	if (memptr_cpu)
@@ -205,6 +208,7 @@ static gnio_error_t free_common(struct gnio_gpu *gpu, void *gpu_ptr, int interna
 
 gnio_error_t gnio_gpu_mem_free(struct gnio_gpu *gpu, void *memptr_gpu)
 {
+	gnio_api_enter();
 	if (!gpu || !memptr_gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "mem_free: NULL argument");
 	return free_common(gpu, memptr_gpu, 0);
@@ -237,6 +241,7 @@ int gnio_gpu_is_cpu(const struct gnio_gpu *gpu) { return gpu && gpu->ops == &gni
 
 gnio_error_t gnio_gpu_pick_best(char *bus_id, size_t bus_id_len, char *why, size_t why_len)
 {
+	gnio_api_enter();
 	if (!bus_id || bus_id_len < 13)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "pick_best: buffer too small");
 	char reason[256] = "";
