@@ -16,12 +16,16 @@ void json_init(struct json *j, FILE *f, int pretty)
 	j->pretty = pretty;
 }
 
-/* Attach v (a new reference) under key in the innermost open container, or
- * make it the document. Keys keep their insertion order in jansson. */
+/* Attach v (a new reference, consumed) under key in the innermost open
+ * container, or make it the document. Keys keep their insertion order. */
 static void put(struct json *j, const char *key, json_t *v)
 {
 	if (!v)
 		return; /* out of memory: the member is left out */
+	if (j->too_deep) {
+		json_decref(v);
+		return;
+	}
 	if (j->depth == 0) {
 		json_decref(j->root);
 		j->root = v;
@@ -29,26 +33,30 @@ static void put(struct json *j, const char *key, json_t *v)
 	}
 	json_t *parent = j->open[j->depth - 1];
 	if (json_is_object(parent))
-		json_object_set_new(parent, key ? key : "", v);
+		json_object_set_new(parent, key ? key : "", v); /* decrefs v on failure */
 	else
 		json_array_append_new(parent, v);
 }
 
+/* The open stack holds a reference of its own to each container, so a
+ * container that could not be attached is still safe to write into. */
 static void begin(struct json *j, const char *key, json_t *c)
 {
-	if (!c)
-		c = json_null(); /* keeps begin/end balanced without memory */
-	json_incref(c);
-	put(j, key, c);
-	if (j->depth < JSON_MAX_DEPTH)
-		j->open[j->depth++] = c;
-	json_decref(c); /* the parent (or root) holds it now */
+	if (j->too_deep || j->depth == JSON_MAX_DEPTH || !c) {
+		json_decref(c);
+		j->too_deep++; /* everything until the matching end is left out */
+		return;
+	}
+	put(j, key, json_incref(c));
+	j->open[j->depth++] = c;
 }
 
 static void end(struct json *j)
 {
-	if (j->depth > 0)
-		j->depth--;
+	if (j->too_deep)
+		j->too_deep--;
+	else if (j->depth > 0)
+		json_decref(j->open[--j->depth]);
 }
 
 void json_obj_begin(struct json *j, const char *key) { begin(j, key, json_object()); }
@@ -113,7 +121,9 @@ void json_finish(struct json *j)
 		json_dumpf(j->root, j->f, flags);
 	fputc('\n', j->f);
 	fflush(j->f);
+	while (j->depth > 0) /* containers left open by the caller */
+		json_decref(j->open[--j->depth]);
 	json_decref(j->root);
 	j->root = NULL;
-	j->depth = 0;
+	j->too_deep = 0;
 }

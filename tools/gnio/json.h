@@ -19,6 +19,7 @@ struct json {
 	FILE *f;
 	int pretty;
 	int depth;                           /* open containers on the stack */
+	int too_deep;                        /* containers beyond the stack, left out */
 	struct json_t *open[JSON_MAX_DEPTH]; /* innermost last */
 	struct json_t *root;                 /* the document being built */
 };
