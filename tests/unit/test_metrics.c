@@ -203,7 +203,8 @@ static void test_scrape_promtool(void **state)
 	struct metrics_server *s;
 	int fds = open_fds();
 	assert_ok(metrics_server_start("127.0.0.1:0", fake_collect, &f, &s));
-	const char *addr = metrics_server_address(s);
+	char addr[64]; /* kept past metrics_server_stop() */
+	snprintf(addr, sizeof(addr), "%s", metrics_server_address(s));
 	assert_true(strncmp(addr, "127.0.0.1:", 10) == 0);
 	assert_true(atoi(addr + 10) > 0);
 
@@ -369,7 +370,8 @@ static void test_port_in_use(void **state)
 	(void)state;
 	struct metrics_server *a, *b = (struct metrics_server *)1;
 	assert_ok(metrics_server_start("127.0.0.1:0", fake_collect, NULL, &a));
-	const char *addr = metrics_server_address(a);
+	char addr[64]; /* kept past metrics_server_stop() */
+	snprintf(addr, sizeof(addr), "%s", metrics_server_address(a));
 	assert_gnio(metrics_server_start(addr, fake_collect, NULL, &b), GNIO_ERROR_IN_USE);
 	assert_null(b);
 	assert_non_null(strstr(metrics_last_error(), "already in use"));
