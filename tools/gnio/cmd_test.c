@@ -433,14 +433,18 @@ static int write_bundle(const char *dir, const char *verdict, const struct iter 
 	char msg[256];
 	strfmt(path, sizeof(path), "%s/caps.json", dir);
 	if ((f = fopen(path, "w"))) {
+		struct json j;
+		json_init(&j, f, 1);
 		if (caps_collect(o->wire, gpu, &s, &stage, msg, sizeof(msg)) == GNIO_SUCCESS) {
-			struct json j;
-			json_init(&j, f, 1);
 			caps_json(&j, NULL, &s);
-			json_finish(&j);
 		} else {
-			fprintf(f, "{\"error\": \"caps unavailable\"}\n");
+			json_obj_begin(&j, NULL);
+			json_str(&j, "error", "caps unavailable");
+			json_str(&j, "stage", stage);
+			json_str(&j, "detail", msg);
+			json_obj_end(&j);
 		}
+		json_finish(&j);
 		fclose(f);
 	}
 	strfmt(path, sizeof(path), "%s/log.txt", dir);
