@@ -7,7 +7,7 @@
 # Flags per verb. Keep in step with each verb's --help (tests/cli/test_completion.sh
 # checks that every flag --help lists is here).
 _gnio_flags_run='--duration --wire --gpu --app --size --proto --rate --count --queues --ring
-	--burst --batch --flow-control --mem --recv-scope --threads --json --quiet --help
+	--burst --batch --flow-control --mem --recv-scope --send-scope --threads --json --quiet --help
 	--config --metrics --poll --flow --cpus --user'
 _gnio_flags_gen='--wire --count --proto --size --rate --queue --flows --first-seq --burst --json --help'
 _gnio_flags_sink='--wire --duration --count --idle --verify --proto --size --flows --first-seq
@@ -87,7 +87,7 @@ _gnio()
 		--gpu)
 			cands=$(_gnio_devices)
 			[ "$verb" = debug ] && cands="$cands cuda" ;;
-		--app) cands='count classify echo touch fwd' ;;
+		--app) cands='count classify touch echo echo-copy fwd' ;;
 		--proto)
 			if [ "$verb" = gen ] || [ "$verb" = sink ]; then
 				cands='udp dns tcp tcp-syn tcp-ack tcp-fin http icmp arp mix'
@@ -96,7 +96,7 @@ _gnio()
 			fi ;;
 		--flow-control) cands='on off' ;;
 		--mem) cands='cpu_gpu gpu' ;;
-		--recv-scope) cands='thread warp block' ;;
+		--recv-scope|--send-scope) cands='thread warp block' ;;
 		--peer) cands=$(_gnio_netdevs) ;;
 		--user) cands=$(compgen -u) ;;
 		--config | --save) cands=$(compgen -f -- "$cur") ;;
