@@ -299,7 +299,7 @@ static gnio_error_t release_reverse(struct gnio_rollback *rb, unsigned mask, uns
 		case RB_BUF_ARR: e = gnio_buf_arr_destroy(it->obj); break;
 		case RB_RUNNER: e = gnio_runner_destroy(it->obj); break;
 		case RB_SEM: e = gnio_gpu_semaphore_destroy(it->obj); break;
-		case RB_MEM: e = gnio_gpu_mem_free(rb->gpu, it->obj); break;
+		case RB_MEM: e = gnio_gpu_release_user_mem(rb->gpu, it->obj); break;
 		case RB_RXQ:
 		case RB_TXQ: {
 			enum gnio_ctx_state st;
