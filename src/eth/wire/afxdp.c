@@ -1050,3 +1050,6 @@ const struct gnio_wire_ops gnio_wire_afxdp_ops = {
 	.tx_reap = afxdp_tx_reap,
 	.rxq_stats = afxdp_rxq_stats,
 };
+
+#include "flow/flow_priv.h"
+const struct flow_wire_hooks *gnio_afxdp_flow_hooks(void) { return NULL; }
