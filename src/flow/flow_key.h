@@ -166,6 +166,11 @@ FK_INLINE void fk_parse_ipv4(const fk_u8 *q, const fk_u8 *end, struct fk_key *k)
 	fk_ports(q + ihl, end, tot - ihl, k);
 }
 
+FK_INLINE int fk_is_ext(fk_u8 nh)
+{
+	return nh == 0 || nh == 43 || nh == 44 || nh == 60 || nh == 51;
+}
+
 FK_INLINE void fk_parse_ipv6(const fk_u8 *q, const fk_u8 *end, struct fk_key *k)
 {
 	const fk_u8 *h;
@@ -184,7 +189,7 @@ FK_INLINE void fk_parse_ipv6(const fk_u8 *q, const fk_u8 *end, struct fk_key *k)
 	nh = q[6];
 	h = q + 40;
 	for (i = 0; i < FK_MAX_EXT; i++) {
-		if (nh != 0 && nh != 43 && nh != 44 && nh != 60 && nh != 51)
+		if (!fk_is_ext(nh))
 			break;
 		if (room < 8 || !fk_room(h, end, 8)) {
 			k->proto = nh; /* truncated chain */
@@ -211,7 +216,7 @@ FK_INLINE void fk_parse_ipv6(const fk_u8 *q, const fk_u8 *end, struct fk_key *k)
 		room -= hl;
 	}
 	k->proto = nh;
-	if (i == FK_MAX_EXT)
+	if (fk_is_ext(nh))
 		return; /* chain longer than we walk: no ports */
 	fk_ports(h, end, room, k);
 }

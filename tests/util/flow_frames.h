@@ -33,7 +33,8 @@ static inline void tf_put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-/* Returns the frame length written to b (at least 60, padded). */
+/* b must hold 1600 bytes (all are zeroed). Returns the frame length (at
+ * least 60, padded). */
 static inline uint32_t tf_build(uint8_t *b, const struct tf_spec *s)
 {
 	static const uint8_t dmac[6] = {0x02, 0, 0, 0, 0, 0x02}, smac[6] = {0x02, 0, 0, 0, 0, 0x01};
