@@ -18,5 +18,6 @@
 #include "rollback.h"
 #include "gen.h"
 #include "sw.h"
+#include "flow.h"
 
 #endif /* GNIO_GNIO_H */

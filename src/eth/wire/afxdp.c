@@ -206,8 +206,10 @@ static gnio_error_t iface_check(const char *ifname, int *ifindex, uint32_t *mtu)
 
 /* ------------------------------------------------------ XDP program -- */
 
-/* r2 = ctx->rx_queue_index; r1 = xsks map; r3 = XDP_PASS (action when the
- * slot is empty); return bpf_redirect_map(r1, r2, r3). */
+#ifndef GNIO_HAVE_XDP_FLOW
+/* Without the flow program: r2 = ctx->rx_queue_index; r1 = xsks map; r3 =
+ * XDP_PASS (action when the slot is empty); return bpf_redirect_map(r1, r2,
+ * r3). */
 static int load_prog(int map_fd)
 {
 	struct bpf_insn insns[] = {
@@ -224,6 +226,7 @@ static int load_prog(int map_fd)
 	return bpf_prog_load(BPF_PROG_TYPE_XDP, PROG_NAME, "GPL", insns,
 			     sizeof(insns) / sizeof(insns[0]), &o);
 }
+#endif
 
 static int prog_name_by_id(uint32_t id, char *name, size_t len)
 {
@@ -305,8 +308,6 @@ static gnio_error_t clear_stale(struct afxdp_wire *w, int force)
  * the raw redirect program. Sets prog_fd and map_fd (the XSKMAP). */
 static gnio_error_t load_any_prog(struct afxdp_wire *w)
 {
-	int err;
-
 #ifdef GNIO_HAVE_XDP_FLOW
 	gnio_error_t e = flow_xdp_open(XSK_ENTRIES(w), &w->xdp);
 
@@ -319,10 +320,11 @@ static gnio_error_t load_any_prog(struct afxdp_wire *w)
 	w->prog_fd = flow_xdp_prog_fd(w->xdp);
 	w->map_fd = flow_xdp_xsks_fd(w->xdp);
 	return GNIO_SUCCESS;
-#endif
+#else
 	w->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "gnio_xsks", 4, 4, XSK_ENTRIES(w), NULL);
 	if (w->map_fd < 0) {
-		err = errno;
+		int err = errno;
+
 		if (err == EPERM)
 			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
 					 "creating an XSKMAP was refused (needs CAP_BPF and CAP_NET_ADMIN)");
@@ -333,6 +335,7 @@ static gnio_error_t load_any_prog(struct afxdp_wire *w)
 		return gnio_fail(errno == EPERM ? GNIO_ERROR_NOT_PERMITTED : GNIO_ERROR_OPERATING_SYSTEM, COMP,
 				 "cannot load the XDP redirect program: %s", strerror(errno));
 	return GNIO_SUCCESS;
+#endif
 }
 
 /* 0 or an errno; only if the interface has no XDP program in that mode. */
