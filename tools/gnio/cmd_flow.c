@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "flowreport.h"
 #include "json.h"
 #include "probe.h"
 #include "gnio/gnio.h"
@@ -40,75 +41,6 @@ static void usage(FILE *f)
 		   "  --json     one JSON object (schema: share/gnio/schemas/flow.schema.json)\n"
 		   "Exit: 0 ok, 1 other failure, 2 usage or an error in FILE (line:column: what was\n"
 		   "      expected), 3 an action the wire cannot carry out, or a missing file.\n");
-}
-
-/* rules[] the way `gnio run` and `gnio sink` report them too. */
-static void json_rules(struct json *j, struct gnio_flow *flow)
-{
-	struct gnio_flow_action dflt;
-	uint32_t n = 0;
-	uint64_t hits;
-	char text[512];
-
-	gnio_flow_get_rule_count(flow, &n);
-	json_arr_begin(j, "rules");
-	for (uint32_t i = 0; i < n; i++) {
-		struct gnio_flow_rule r;
-		uint32_t id;
-
-		if (gnio_flow_get_rule(flow, i, &id, &r) || gnio_flow_get_rule_hits(flow, id, &hits))
-			continue;
-		gnio_flow_rule_format(&r, text, sizeof(text));
-		json_obj_begin(j, NULL);
-		json_u64(j, "index", i);
-		json_u64(j, "id", id);
-		json_str(j, "rule", text);
-		json_str(j, "action", gnio_flow_action_name(r.action.type));
-		json_u64(j, "hits", hits);
-		json_obj_end(j);
-	}
-	json_arr_end(j);
-	gnio_flow_get_default(flow, &dflt);
-	memcpy(text, "default -> ", 11);
-	gnio_flow_action_format(&dflt, text + 11, sizeof(text) - 11);
-	gnio_flow_get_rule_hits(flow, GNIO_FLOW_RULE_DEFAULT, &hits);
-	json_obj_begin(j, "default");
-	json_str(j, "rule", text);
-	json_str(j, "action", gnio_flow_action_name(dflt.type));
-	json_u64(j, "hits", hits);
-	json_obj_end(j);
-}
-
-static void print_rules(FILE *f, struct gnio_flow *flow, int with_hits)
-{
-	struct gnio_flow_action dflt;
-	uint32_t n = 0;
-	uint64_t hits = 0;
-	char text[512];
-
-	gnio_flow_get_rule_count(flow, &n);
-	for (uint32_t i = 0; i < n; i++) {
-		struct gnio_flow_rule r;
-		uint32_t id;
-
-		if (gnio_flow_get_rule(flow, i, &id, &r))
-			continue;
-		gnio_flow_rule_format(&r, text, sizeof(text));
-		if (with_hits) {
-			gnio_flow_get_rule_hits(flow, id, &hits);
-			fprintf(f, "  %4u  %12llu  %s\n", i, (unsigned long long)hits, text);
-		} else {
-			fprintf(f, "  %4u  %s\n", i, text);
-		}
-	}
-	gnio_flow_get_default(flow, &dflt);
-	gnio_flow_action_format(&dflt, text, sizeof(text));
-	if (with_hits) {
-		gnio_flow_get_rule_hits(flow, GNIO_FLOW_RULE_DEFAULT, &hits);
-		fprintf(f, "  %4s  %12llu  default -> %s\n", "-", (unsigned long long)hits, text);
-	} else {
-		fprintf(f, "  %4s  default -> %s\n", "-", text);
-	}
 }
 
 static int load_rules(const char *file, struct gnio_flow *flow)
@@ -151,12 +83,12 @@ static int cmd_check(const char *file, const char *wire, int as_json)
 			json_obj_begin(&j, NULL);
 			json_str(&j, "file", file);
 			json_str(&j, "wire", wire);
-			json_rules(&j, flow);
+			flowreport_json(&j, flow);
 			json_obj_end(&j);
 			json_finish(&j);
 		} else {
 			printf("%s: rules OK%s%s\n", file, wire ? " on " : "", wire ? wire : "");
-			print_rules(stdout, flow, 0);
+			flowreport_print(stdout, flow, 0);
 		}
 	}
 out:
@@ -245,7 +177,7 @@ static int cmd_classify(const char *file, const char *capture, unsigned queue, i
 		json_str(&j, "capture", capture);
 		json_u64(&j, "frames", frames);
 		json_u64(&j, "truncated", truncated);
-		json_rules(&j, flow);
+		flowreport_json(&j, flow);
 		json_obj_begin(&j, "actions");
 		for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
 			json_u64(&j, gnio_flow_action_name((enum gnio_flow_action_type)a), per_action[a]);
@@ -256,7 +188,7 @@ static int cmd_classify(const char *file, const char *capture, unsigned queue, i
 	} else {
 		printf("%s: %llu frames classified with %s\n", capture, (unsigned long long)frames, file);
 		printf("  %4s  %12s  %s\n", "rule", "hits", "");
-		print_rules(stdout, flow, 1);
+		flowreport_print(stdout, flow, 1);
 		printf("  actions:");
 		for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
 			printf(" %s %llu", gnio_flow_action_name((enum gnio_flow_action_type)a),
