@@ -19,6 +19,7 @@
  * with the same slots, and the proxy readers count nothing.
  */
 #include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,16 +93,26 @@ static struct flow_table *table_build(const struct gnio_flow *f)
 	return t;
 }
 
-/* Wait until no reader can still be reading a table older than generation g. */
+/* Wait until no reader can still be reading a table older than generation
+ * g. A reader leaves within one burst unless its thread was preempted in
+ * the middle of it; then sleeping (rather than spinning) lets it run. */
 static void wait_readers(struct gnio_flow *f, uint64_t g)
 {
 	for (struct gnio_flow_reader *r = f->readers; r; r = r->next) {
+		unsigned spins = 0;
 		uint64_t a;
 
 		/* pairs with the reader's seq_cst store on entry and its
 		 * release store of 0 on exit */
-		while ((a = __atomic_load_n(&r->active, __ATOMIC_SEQ_CST)) != 0 && a < g)
-			sched_yield();
+		while ((a = __atomic_load_n(&r->active, __ATOMIC_SEQ_CST)) != 0 && a < g) {
+			if (++spins < 64) {
+				sched_yield();
+			} else {
+				struct timespec ts = {0, 20000};
+
+				nanosleep(&ts, NULL);
+			}
+		}
 	}
 }
 
