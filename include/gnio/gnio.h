@@ -19,5 +19,6 @@
 #include "gen.h"
 #include "sw.h"
 #include "pipeline.h"
+#include "flow.h"
 
 #endif /* GNIO_GNIO_H */

@@ -53,6 +53,8 @@ gnio_error_t gnio_dev_close(struct gnio_dev *dev)
 	if (dev->num_queues)
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "dev", "wire %s still has %u queue(s); destroy them first",
 				 dev->spec, dev->num_queues);
+	if (dev->flow)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "dev", "wire %s still has a flow; destroy it first", dev->spec);
 	dev->ops->close(dev->wire);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);

@@ -16,6 +16,7 @@ struct gnio_dev {
 	char name[192];
 	pthread_mutex_t lock;
 	unsigned num_queues; /* rxq + txq objects created on it */
+	struct gnio_flow *flow; /* its steering rules, if any (src/flow/flow.c) */
 };
 
 #endif

@@ -11,7 +11,8 @@ _gnio_flags_run='--duration --wire --gpu --app --size --proto --rate --count --q
 	--config --metrics --poll --flow --cpus --user'
 _gnio_flags_gen='--wire --count --proto --size --rate --queue --flows --first-seq --burst --json --help'
 _gnio_flags_sink='--wire --duration --count --idle --verify --proto --size --flows --first-seq
-	--max-frame --queue --json --help'
+	--max-frame --queue --flow --json --help'
+_gnio_flags_flow='--wire --pcap --queue --json --help'
 _gnio_flags_env='--json --help'
 _gnio_flags_caps='--wire --gpu --json --help'
 _gnio_flags_version_matrix='--json --help'
@@ -19,7 +20,7 @@ _gnio_flags_configure='--wire --gpu --save --json --help'
 _gnio_flags_test='--wire --gpu --peer --loop --evidence --break-peer --json --help'
 _gnio_flags_debug='--gpu --capture --compare --json --help'
 _gnio_flags_rollback='--wire --gpu --deadline --hang --json --help'
-_gnio_verbs='run gen sink env caps version-matrix configure test debug rollback version help'
+_gnio_verbs='run gen sink flow env caps version-matrix configure test debug rollback version help'
 
 _gnio_netdevs()
 {
@@ -99,10 +100,10 @@ _gnio()
 		--recv-scope|--send-scope) cands='thread warp block' ;;
 		--peer) cands=$(_gnio_netdevs) ;;
 		--user) cands=$(compgen -u) ;;
-		--config | --save) cands=$(compgen -f -- "$cur") ;;
+		--config | --save | --pcap) cands=$(compgen -f -- "$cur") ;;
 		--evidence | --capture | --compare) cands=$(compgen -d -- "$cur") ;;
 		--duration | --size | --rate | --count | --queues | --ring | --burst | --batch | \
-			--threads | --metrics | --poll | --flow | --cpus | --queue | --flows | \
+			--threads | --metrics | --poll | --cpus | --queue | --flows | \
 			--first-seq | --idle | --max-frame | --loop | --deadline)
 			return 0 ;; # a value gnio cannot guess
 		*)
@@ -111,6 +112,10 @@ _gnio()
 			if [[ $cur == -* ]]; then
 				cands=${!var-}
 				[ -z "$verb" ] && cands="$cands --version"
+			elif [ "$verb" = flow ] && [ ${#toks[@]} -eq 3 ]; then
+				cands='check classify'
+			elif [ "$verb" = flow ] || [ "$prev" = --flow ]; then
+				cands=$(compgen -f -- "$cur")
 			elif [ "$verb" = version-matrix ]; then
 				cands=$("${toks[0]}" version-matrix 2> /dev/null | awk 'NR > 1 {print $2}')
 			elif [ "$verb" = debug ] && [[ " ${toks[*]} " == *" --compare "* ]]; then

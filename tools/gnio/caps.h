@@ -10,7 +10,7 @@
 #include "json.h"
 #include "probe.h"
 
-#define CAPS_MAX_FEATURES 16
+#define CAPS_MAX_FEATURES 24
 
 enum caps_verdict { CAPS_NOT_SUPPORTED = 0, CAPS_SUPPORTED = 1 };
 
@@ -32,6 +32,8 @@ struct caps_snapshot {
 	struct gnio_wire_caps wcaps;
 	gnio_error_t q_rxq_cyclic, q_txq_regular, q_timed_send, q_rx_burst, q_rx_pkt, q_tx_burst;
 	uint32_t rx_max_burst, rx_max_pkt, tx_max_burst;
+	gnio_error_t q_flow[GNIO_FLOW_ACTION_COUNT_]; /* gnio_flow_cap_describe_action per action */
+	char flow_how[GNIO_FLOW_ACTION_COUNT_][200];
 	/* device axis */
 	char gpu_id[64], bus_id[32], backend[16], gpu_name[128], gpu_pick_why[256];
 	int have_props;            /* CUDA properties read through the driver API */

@@ -201,6 +201,20 @@ static void evaluate(struct caps_snapshot *s)
 	     (w->flags & GNIO_WIRE_CAP_SW_TIMESTAMP) ? "wire stamps arrival time" : "wire gives no arrival time");
 	axis(&f->gpu, 1, "no device requirement");
 
+	for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++) {
+		static const char *const display[GNIO_FLOW_ACTION_COUNT_] = {
+			"flow action gnio (the arrival queue)", "flow action queue N", "flow action rss (Toeplitz)",
+			"flow action cpu N (host-datapath queue)", "flow action kernel (host stack)", "flow action drop",
+		};
+		static const char *const name[GNIO_FLOW_ACTION_COUNT_] = {
+			"flow_gnio", "flow_queue", "flow_rss", "flow_cpu", "flow_kernel", "flow_drop",
+		};
+
+		f = feat(s, name[a], display[a]);
+		axis(&f->nic, s->q_flow[a] == GNIO_SUCCESS, "%s", s->flow_how[a]);
+		axis(&f->gpu, 1, "steering happens before the device; no device requirement");
+	}
+
 	f = feat(s, "persistent_kernel", "persistent kernel on the device");
 	axis(&f->nic, 1, "no wire requirement");
 	if (is_cpu)
@@ -228,6 +242,9 @@ static void wire_axis(struct gnio_dev *dev, struct caps_snapshot *s)
 	s->q_rx_burst = gnio_eth_rxq_cap_get_max_burst_size(info, &s->rx_max_burst);
 	s->q_rx_pkt = gnio_eth_rxq_cap_get_max_packet_size(info, &s->rx_max_pkt);
 	s->q_tx_burst = gnio_eth_txq_cap_get_max_burst_size(info, 1, 0, &s->tx_max_burst);
+	for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
+		s->q_flow[a] = gnio_flow_cap_describe_action(info, (enum gnio_flow_action_type)a, s->flow_how[a],
+							     sizeof(s->flow_how[a]));
 }
 
 static void gpu_axis(struct gnio_gpu *gpu, struct caps_snapshot *s)
@@ -355,6 +372,10 @@ void caps_json(struct json *j, const char *key, const struct caps_snapshot *s)
 		json_u64(j, "txq_max_burst_size", s->tx_max_burst);
 	else
 		json_null(j, "txq_max_burst_size");
+	json_obj_begin(j, "flow_actions");
+	for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
+		json_query(j, gnio_flow_action_name((enum gnio_flow_action_type)a), s->q_flow[a]);
+	json_obj_end(j);
 	json_obj_end(j);
 	json_obj_end(j);
 

@@ -14,8 +14,10 @@
 #include <time.h>
 
 #include "commands.h"
+#include "flowreport.h"
 #include "json.h"
 #include "gnio/apps/classify.h"
+#include "gnio/flow.h"
 #include "wireopt.h"
 
 static void sink_usage(FILE *f)
@@ -31,6 +33,8 @@ static void sink_usage(FILE *f)
 		"  --proto P --size N --flows F --first-seq S   the generator settings to verify against\n"
 		"  --max-frame N    largest frame accepted; longer ones count as too_big\n"
 		"  --queue Q        wire queue (default 0)\n"
+		"  --flow FILE      steering rules (docs/flow.md): frames are classified and each rule's hits\n"
+		"                   reported; on afxdp the XDP program applies them (kernel/drop never arrive)\n"
 		"  --json           print one JSON object as the last line\n"
 		"  -h, --help       this text\n"
 		"Prints 'gnio sink: ready' on stderr once the queue is open.\n"
@@ -47,6 +51,7 @@ int gnio_cmd_sink(int argc, char **argv)
 		{"size", required_argument, 0, 's'}, {"flows", required_argument, 0, 'f'},
 		{"first-seq", required_argument, 0, 'S'}, {"max-frame", required_argument, 0, 'm'},
 		{"queue", required_argument, 0, 'q'}, {"json", no_argument, 0, 'j'},
+		{"flow", required_argument, 0, 'F'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	enum { BURST = 64 };
@@ -56,7 +61,10 @@ int gnio_cmd_sink(int argc, char **argv)
 	struct gnio_wire_caps caps;
 	struct gnio_eth_rxq_stats qs;
 	struct gnio_dev *dev = NULL;
-	const char *spec;
+	const char *spec, *flow_file = NULL;
+	struct gnio_flow *flow = NULL;
+	struct gnio_flow_reader *flow_rd = NULL;
+	uint64_t flow_per_action[GNIO_FLOW_ACTION_COUNT_] = {0};
 	double duration = 10, idle = 0;
 	uint64_t count = 0;
 	uint32_t max_frame = 0;
@@ -76,6 +84,7 @@ int gnio_cmd_sink(int argc, char **argv)
 		case 'v': verify = 1; break;
 		case 'm': max_frame = (uint32_t)strtoul(optarg, &end, 0); break;
 		case 'j': json = 1; break;
+		case 'F': flow_file = optarg; break;
 		}
 		if (wireopt_bad_number(&wo, end, optarg))
 			return GNIO_EXIT_USAGE;
@@ -97,6 +106,21 @@ int gnio_cmd_sink(int argc, char **argv)
 			caps.max_frame_size);
 		rc = GNIO_EXIT_USAGE;
 		goto out;
+	}
+	if (flow_file) {
+		/* before the queue: on afxdp the rules are in the XDP program
+		 * from the first frame on */
+		gnio_error_t fe = gnio_flow_create(dev, &flow);
+
+		if (!fe)
+			fe = gnio_flow_load_file(flow, flow_file);
+		if (!fe)
+			fe = gnio_flow_reader_create(flow, (uint16_t)wo.queue, &flow_rd);
+		if (fe) {
+			fprintf(stderr, "gnio sink: %s\n", gnio_last_error_msg());
+			rc = gnio_cli_exit(fe);
+			goto out;
+		}
 	}
 	st = wireopt_rxq_open(&wo, dev, max_frame, BURST, &rxq, &caps);
 	if (st != GNIO_EXIT_OK) {
@@ -143,6 +167,17 @@ int gnio_cmd_sink(int argc, char **argv)
 
 				nanosleep(&ns, NULL);
 			}
+		}
+		if (flow_rd && got) {
+			struct gnio_flow_frame ff[BURST];
+			struct gnio_flow_result fres[BURST];
+			unsigned nf = 0;
+
+			for (unsigned i = 0; i < got; i++)
+				ff[nf].data = fr[i].data, ff[nf++].len = fr[i].len;
+			gnio_flow_classify(flow_rd, ff, nf, fres);
+			for (unsigned i = 0; i < nf; i++)
+				flow_per_action[fres[i].action]++;
 		}
 		/* The queue counts too_big and runt frames; what it returns is
 		 * whole frames. */
@@ -231,6 +266,23 @@ int gnio_cmd_sink(int argc, char **argv)
 			json_u64(&j, "last_seq", last_seq);
 			json_obj_end(&j);
 		}
+		if (flow) {
+			struct gnio_flow_stats fst = {.struct_size = sizeof(fst)};
+
+			gnio_flow_get_stats(flow, &fst);
+			json_obj_begin(&j, "flow");
+			json_str(&j, "file", flow_file);
+			flowreport_json(&j, flow);
+			json_u64(&j, "frames", fst.frames);
+			json_u64(&j, "xdp_frames", fst.xdp_frames);
+			json_u64(&j, "xdp_no_socket", fst.xdp_no_socket);
+			/* what reached the sink, by the action the proxy-side classifier gave it */
+			json_obj_begin(&j, "received_by_action");
+			for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
+				json_u64(&j, gnio_flow_action_name((enum gnio_flow_action_type)a), flow_per_action[a]);
+			json_obj_end(&j);
+			json_obj_end(&j);
+		}
 		json_dbl(&j, "elapsed_s", secs);
 		json_dbl(&j, "active_s", active);
 		json_dbl(&j, "pps", pps);
@@ -245,6 +297,10 @@ int gnio_cmd_sink(int argc, char **argv)
 		for (int p = 0; p < GNIO_PROTO_COUNT; p++)
 			if (per[p])
 				printf("  %-10s %llu\n", gnio_proto_name(p), (unsigned long long)per[p]);
+		if (flow) {
+			printf("  flow %s (hits per rule):\n", flow_file);
+			flowreport_print(stdout, flow, 1);
+		}
 		if (verify)
 			printf("  verify: ok %llu bad %llu no_stamp %llu out_of_order %llu gaps %llu\n",
 			       (unsigned long long)v_ok, (unsigned long long)v_bad, (unsigned long long)v_nostamp,
@@ -256,6 +312,10 @@ int gnio_cmd_sink(int argc, char **argv)
 	if (count && rx < count)
 		rc = GNIO_EXIT_FAIL;
 out:
+	if (flow_rd)
+		gnio_flow_reader_destroy(flow_rd);
+	if (flow)
+		gnio_flow_destroy(flow);
 	wireopt_rxq_close(rxq);
 	if (dev)
 		gnio_dev_close(dev);

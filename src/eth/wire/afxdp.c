@@ -16,13 +16,20 @@
  * internal and rx_burst copies each frame out. TX always copies the frame
  * into a UMEM chunk (the TX pool is a different allocation than the UMEM).
  *
- * XDP program: we load our own four-instruction redirect program with libbpf
- * instead of libxdp's default one. libxdp wants a bpffs for its dispatcher
- * and freplace is refused on these kernels, so the dispatcher path fails and
- * leaves pins behind; a raw program needs neither bpffs nor freplace. An
- * flock on /run/gnio/afxdp-<netns>-<ifindex>.lock marks a live owner, so an
- * attached "gnio_xsk" program whose lock is free was left by a killed run and
- * is removed on open.
+ * XDP program "gnio_xsk": with GNIO_HAVE_XDP_FLOW (clang found at configure
+ * time) it is the flow program (src/flow/xdp_flow.bpf.c): without rules it
+ * redirects every frame to the socket of its queue (XDP_PASS when the queue
+ * has none); with a gnio_flow bound to the wire it decides gnio / kernel /
+ * drop per rule and counts hits. It is loaded with libbpf from the object
+ * embedded in the library and attached through libxdp, which first tries its
+ * multi-program dispatcher and, where the kernel refuses it (no freplace, no
+ * bpffs: these kernels), attaches the program on its own. Without clang we
+ * load a six-instruction redirect program with libbpf instead. Either way
+ * the socket is created with XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD (libxdp's
+ * own default program is never used). An flock on
+ * /run/gnio/afxdp-<netns>-<ifindex>.lock marks a live owner, so an attached
+ * "gnio_xsk" program whose lock is free was left by a killed run and is
+ * removed on open.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +59,10 @@
 
 #include "core/errmsg.h"
 #include "eth/wire.h"
+#include "flow/flow_priv.h"
+#ifdef GNIO_HAVE_XDP_FLOW
+#include "flow/flow_xdp.h"
+#endif
 
 #define COMP "afxdp"
 #define PROG_NAME "gnio_xsk"
@@ -107,6 +118,12 @@ struct afxdp_wire {
 	uint32_t attach_flags;
 	int prog_fd, map_fd, lock_fd;
 	uint32_t prog_id;
+	/* the flow program (GNIO_HAVE_XDP_FLOW): loaded while attached; owns
+	 * prog_fd and map_fd then. flow_table is the bound flow's current rule
+	 * table (NULL: no flow), installed whenever the program is loaded. */
+	struct flow_xdp *xdp;
+	struct fk_table *flow_table;
+	int xdp_dispatcher; /* attached through libxdp's dispatcher */
 	uint32_t mtu;
 	uint32_t nrxq, ntxq;
 	char mode[32];
@@ -192,8 +209,10 @@ static gnio_error_t iface_check(const char *ifname, int *ifindex, uint32_t *mtu)
 
 /* ------------------------------------------------------ XDP program -- */
 
-/* r2 = ctx->rx_queue_index; r1 = xsks map; r3 = XDP_PASS (action when the
- * slot is empty); return bpf_redirect_map(r1, r2, r3). */
+#ifndef GNIO_HAVE_XDP_FLOW
+/* Without the flow program: r2 = ctx->rx_queue_index; r1 = xsks map; r3 =
+ * XDP_PASS (action when the slot is empty); return bpf_redirect_map(r1, r2,
+ * r3). */
 static int load_prog(int map_fd)
 {
 	struct bpf_insn insns[] = {
@@ -210,6 +229,7 @@ static int load_prog(int map_fd)
 	return bpf_prog_load(BPF_PROG_TYPE_XDP, PROG_NAME, "GPL", insns,
 			     sizeof(insns) / sizeof(insns[0]), &o);
 }
+#endif
 
 static int prog_name_by_id(uint32_t id, char *name, size_t len)
 {
@@ -285,14 +305,29 @@ static gnio_error_t clear_stale(struct afxdp_wire *w, int force)
 	return GNIO_SUCCESS;
 }
 
-static gnio_error_t attach_prog(struct afxdp_wire *w)
-{
-	uint32_t try[2];
-	int ntry = 0, err = 0;
+#define XSK_ENTRIES(w) ((w)->nrxq > MAX_QUEUES ? (w)->nrxq : MAX_QUEUES)
 
-	w->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "gnio_xsks", 4, 4, w->nrxq > MAX_QUEUES ? w->nrxq : MAX_QUEUES, NULL);
+/* Load the program the wire attaches: the flow program when built in, else
+ * the raw redirect program. Sets prog_fd and map_fd (the XSKMAP). */
+static gnio_error_t load_any_prog(struct afxdp_wire *w)
+{
+#ifdef GNIO_HAVE_XDP_FLOW
+	gnio_error_t e = flow_xdp_open(XSK_ENTRIES(w), &w->xdp);
+
+	if (!e)
+		e = flow_xdp_publish(w->xdp, w->flow_table);
+	if (!e)
+		e = flow_xdp_load(w->xdp);
+	if (e)
+		return e;
+	w->prog_fd = flow_xdp_prog_fd(w->xdp);
+	w->map_fd = flow_xdp_xsks_fd(w->xdp);
+	return GNIO_SUCCESS;
+#else
+	w->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "gnio_xsks", 4, 4, XSK_ENTRIES(w), NULL);
 	if (w->map_fd < 0) {
-		err = errno;
+		int err = errno;
+
 		if (err == EPERM)
 			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
 					 "creating an XSKMAP was refused (needs CAP_BPF and CAP_NET_ADMIN)");
@@ -302,16 +337,38 @@ static gnio_error_t attach_prog(struct afxdp_wire *w)
 	if (w->prog_fd < 0)
 		return gnio_fail(errno == EPERM ? GNIO_ERROR_NOT_PERMITTED : GNIO_ERROR_OPERATING_SYSTEM, COMP,
 				 "cannot load the XDP redirect program: %s", strerror(errno));
+	return GNIO_SUCCESS;
+#endif
+}
+
+/* 0 or an errno; only if the interface has no XDP program in that mode. */
+static int attach_mode(struct afxdp_wire *w, uint32_t mode)
+{
+#ifdef GNIO_HAVE_XDP_FLOW
+	int ret = flow_xdp_attach(w->xdp, w->ifindex, mode, &w->xdp_dispatcher);
+
+	return ret < 0 ? -ret : ret;
+#else
+	return bpf_xdp_attach(w->ifindex, w->prog_fd, mode | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL) ? errno : 0;
+#endif
+}
+
+static gnio_error_t attach_prog(struct afxdp_wire *w)
+{
+	uint32_t try[2];
+	int ntry = 0, err = 0;
+
+	GNIO_CHECK(load_any_prog(w));
 	if (w->force_mode)
 		try[ntry++] = (uint32_t)w->force_mode;
 	else
 		try[ntry++] = XDP_FLAGS_DRV_MODE, try[ntry++] = XDP_FLAGS_SKB_MODE;
 	for (int i = 0; i < ntry; i++) {
-		if (bpf_xdp_attach(w->ifindex, w->prog_fd, try[i] | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL) == 0) {
+		err = attach_mode(w, try[i]);
+		if (!err) {
 			w->attach_flags = try[i];
 			break;
 		}
-		err = errno;
 		GNIO_LOG_DBG(COMP, "attach in %s mode on %s: %s", try[i] == XDP_FLAGS_DRV_MODE ? "native" : "skb",
 			     w->ifname, strerror(err));
 	}
@@ -324,6 +381,8 @@ static gnio_error_t attach_prog(struct afxdp_wire *w)
 		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afxdp: cannot attach XDP to %s in %s mode: %s",
 				 w->ifname, w->force_mode == XDP_FLAGS_SKB_MODE ? "skb" : "native", strerror(err));
 	}
+	if (w->xdp_dispatcher)
+		GNIO_LOG_INFO(COMP, "%s: the XDP program went in through libxdp's multi-program dispatcher", w->ifname);
 	{
 		struct bpf_prog_info info;
 		uint32_t ilen = sizeof(info);
@@ -339,17 +398,92 @@ static void detach_prog(struct afxdp_wire *w)
 {
 	if (w->attach_flags) {
 		LIBBPF_OPTS(bpf_xdp_attach_opts, ao, .old_prog_fd = w->prog_fd);
+		int err = 0;
+
+#ifdef GNIO_HAVE_XDP_FLOW
+		if (w->xdp_dispatcher)
+			err = flow_xdp_detach_dispatcher(w->xdp, w->ifindex, w->attach_flags);
+		else
+#endif
 		/* old_prog_fd: only remove the program if it is still ours */
 		if (bpf_xdp_detach(w->ifindex, w->attach_flags, &ao))
-			GNIO_LOG_WARN(COMP, "detaching XDP from %s: %s", w->ifname, strerror(errno));
+			err = errno;
+		if (err)
+			GNIO_LOG_WARN(COMP, "detaching XDP from %s: %s", w->ifname, strerror(err < 0 ? -err : err));
 		w->attach_flags = 0;
+		w->xdp_dispatcher = 0;
 	}
+#ifdef GNIO_HAVE_XDP_FLOW
+	if (w->xdp) {
+		/* the object owns the program and map fds */
+		flow_xdp_close(w->xdp);
+		w->xdp = NULL;
+		w->prog_fd = w->map_fd = -1;
+	}
+#endif
 	if (w->prog_fd >= 0)
 		close(w->prog_fd);
 	if (w->map_fd >= 0)
 		close(w->map_fd);
 	w->prog_fd = w->map_fd = -1;
 }
+
+/* ------------------------------------------------------ flow binding -- */
+
+/* A gnio_flow bound to this wire hands its rule tables here (src/flow/flow.c
+ * through gnio_afxdp_flow_hooks). Control calls: not concurrent with RX
+ * queue open/close on the same wire. */
+#ifdef GNIO_HAVE_XDP_FLOW
+static gnio_error_t afxdp_flow_publish(void *wire, const struct fk_table *t)
+{
+	struct afxdp_wire *w = wire;
+	struct fk_table *copy = NULL;
+
+	if (t) {
+		copy = malloc(sizeof(*copy));
+		if (!copy)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+		memcpy(copy, t, sizeof(*copy));
+	}
+	if (w->xdp) { /* loaded: install now; returns once the old table is unused */
+		gnio_error_t err = flow_xdp_publish(w->xdp, t);
+
+		if (err) {
+			free(copy);
+			return err;
+		}
+	}
+	free(w->flow_table);
+	w->flow_table = copy; /* installed at the next load */
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t afxdp_flow_read_hits(void *wire, uint64_t *slots)
+{
+	struct afxdp_wire *w = wire;
+
+	if (!w->xdp) {
+		memset(slots, 0, sizeof(uint64_t) * FK_NUM_SLOTS);
+		return GNIO_SUCCESS;
+	}
+	return flow_xdp_read_hits(w->xdp, slots);
+}
+
+static const struct flow_wire_hooks afxdp_flow_hooks = {
+	.publish = afxdp_flow_publish,
+	.read_hits = afxdp_flow_read_hits,
+};
+
+const struct flow_wire_hooks *gnio_afxdp_flow_hooks(void)
+{
+	return &afxdp_flow_hooks;
+}
+#else
+const struct flow_wire_hooks *gnio_afxdp_flow_hooks(void)
+{
+	return NULL; /* no XDP flow program: the proxies do it all */
+}
+#endif
 
 /* ---------------------------------------------------------------- wire -- */
 
