@@ -21,7 +21,7 @@
 #include "metrics.h"
 
 #define RUN_MAX_QUEUES 16
-#define RUN_MAX_FLOW_RULES 64
+#define RUN_MAX_FLOW_RULES 256
 
 /* Every single-valued option of a run: a flag, a config file key, or both.
  * run_opt_set() is the one place their values are checked. */
