@@ -8,7 +8,7 @@
 # checks that every flag --help lists is here).
 _gnio_flags_run='--duration --wire --gpu --app --size --proto --rate --count --queues --ring
 	--burst --batch --flow-control --mem --recv-scope --send-scope --threads --json --quiet --help
-	--config --metrics --poll --flow --cpus --user'
+	--config --check-config --metrics --metrics-hold --poll --flow --cpus --user'
 _gnio_flags_gen='--wire --count --proto --size --rate --queue --flows --first-seq --burst --json --help'
 _gnio_flags_sink='--wire --duration --count --idle --verify --proto --size --flows --first-seq
 	--max-frame --queue --flow --json --help'
@@ -16,7 +16,7 @@ _gnio_flags_flow='--wire --pcap --queue --json --help'
 _gnio_flags_env='--json --help'
 _gnio_flags_caps='--wire --gpu --json --help'
 _gnio_flags_version_matrix='--json --help'
-_gnio_flags_configure='--wire --gpu --save --json --help'
+_gnio_flags_configure='--wire --gpu --save --snapshot --json --help'
 _gnio_flags_test='--wire --gpu --peer --loop --evidence --break-peer --json --help'
 _gnio_flags_debug='--gpu --capture --compare --json --help'
 _gnio_flags_rollback='--wire --gpu --deadline --hang --json --help'
@@ -87,7 +87,8 @@ _gnio()
 		--wire) cands=$(_gnio_wires "$cur") ;;
 		--gpu)
 			cands=$(_gnio_devices)
-			[ "$verb" = debug ] && cands="$cands cuda" ;;
+			[ "$verb" = debug ] && cands="$cands cuda"
+			[ "$verb" = run ] && cands="$cands auto" ;;
 		--app) cands='count classify touch echo echo-copy fwd' ;;
 		--proto)
 			if [ "$verb" = gen ] || [ "$verb" = sink ]; then
@@ -95,15 +96,15 @@ _gnio()
 			else
 				cands='udp dns tcp http icmp arp mix'
 			fi ;;
-		--flow-control) cands='on off' ;;
+		--flow-control) cands='on off auto' ;;
 		--mem) cands='cpu_gpu gpu' ;;
 		--recv-scope|--send-scope) cands='thread warp block' ;;
 		--peer) cands=$(_gnio_netdevs) ;;
 		--user) cands=$(compgen -u) ;;
-		--config | --save | --pcap) cands=$(compgen -f -- "$cur") ;;
+		--config | --save | --snapshot | --pcap) cands=$(compgen -f -- "$cur") ;;
 		--evidence | --capture | --compare) cands=$(compgen -d -- "$cur") ;;
 		--duration | --size | --rate | --count | --queues | --ring | --burst | --batch | \
-			--threads | --metrics | --poll | --cpus | --queue | --flows | \
+			--threads | --metrics | --metrics-hold | --poll | --cpus | --queue | --flows | \
 			--first-seq | --idle | --max-frame | --loop | --deadline)
 			return 0 ;; # a value gnio cannot guess
 		*)

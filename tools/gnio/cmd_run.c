@@ -5,7 +5,8 @@
  * through the library's one bring-up path (gnio_pipeline_create), launches a
  * built-in app as a persistent kernel per queue, runs the live loop
  * (run_live.c), then quiesces, walks the rollback step by step and reports
- * (run_report.c). Options: run_opts.c.
+ * (run_report.c). Options: run_opts.c and the config file (config.c);
+ * the Prometheus endpoint: run_metrics.c.
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -75,12 +76,13 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	pc.step_user = &rec;
 	gnio_error_t err = gnio_pipeline_create(&pc, &s->pl);
 	if (err) {
-		const char *what = !strcmp(rec.step, "open the wire") ? "--wire"
-				   : !strncmp(rec.step, "create the device", 17) || !strncmp(rec.step, "pick the", 8)
-				   ? "--gpu" : NULL;
-		if (what)
-			fprintf(stderr, "gnio run: %s %s: %s (%s)\n", what, !strcmp(what, "--wire") ? o->wire : (o->gpu ? o->gpu : "best"),
-				gnio_last_error_msg(), gnio_error_get_name(err));
+		int wire = !strcmp(rec.step, "open the wire");
+		int gpu = !strncmp(rec.step, "create the device", 17) || !strncmp(rec.step, "pick the", 8);
+		char where[320];
+		if (wire || gpu)
+			fprintf(stderr, "gnio run: %s %s: %s (%s)\n",
+				run_opt_where(o, wire ? RUN_OPT_WIRE : RUN_OPT_GPU, where, sizeof(where)),
+				wire ? o->wire : (o->gpu ? o->gpu : "best"), gnio_last_error_msg(), gnio_error_get_name(err));
 		else
 			fprintf(stderr, "gnio run: %s (%s)\n", gnio_last_error_msg(), gnio_error_get_name(err));
 		return gnio_cli_exit(err);
@@ -99,8 +101,9 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
 	gnio_devinfo_get_caps(gnio_dev_as_devinfo(gnio_pipeline_get_dev(s->pl)), &caps);
 	if (o->is_sw && caps.max_frame_size && o->size > caps.max_frame_size) {
-		fprintf(stderr, "gnio run: --size %u exceeds the wire's maximum frame of %u bytes\n", o->size,
-			caps.max_frame_size);
+		char where[320];
+		fprintf(stderr, "gnio run: %s %u exceeds the wire's maximum frame of %u bytes\n",
+			run_opt_where(o, RUN_OPT_SIZE, where, sizeof(where)), o->size, caps.max_frame_size);
 		return GNIO_EXIT_USAGE;
 	}
 	for (unsigned i = 0; i < s->nq; i++) {
@@ -214,20 +217,20 @@ static void collect(struct run_state *s, struct run_result *r)
 	}
 	memset(&r->rx, 0, sizeof(r->rx));
 	memset(&r->tx, 0, sizeof(r->tx));
+	run_read_counters(s, &r->fin);
 	for (unsigned i = 0; i < s->nq; i++) {
-		gnio_eth_rxq_get_stats(s->q[i].rxq, &r->qrx[i]);
-		r->rx.rx_packets += r->qrx[i].rx_packets;
-		r->rx.rx_bytes += r->qrx[i].rx_bytes;
-		r->rx.released += r->qrx[i].released;
+		const struct gnio_eth_rxq_stats *q = &r->fin.rx[i];
+		r->rx.rx_packets += q->rx_packets;
+		r->rx.rx_bytes += q->rx_bytes;
+		r->rx.released += q->released;
 		for (int k = 0; k < GNIO_DROP_REASON_COUNT; k++)
-			r->rx.dropped[k] += r->qrx[i].dropped[k];
-		r->rx.dropped_total += r->qrx[i].dropped_total;
-		struct gnio_eth_txq_stats t;
-		if (s->q[i].txq && gnio_eth_txq_get_stats(s->q[i].txq, &t) == GNIO_SUCCESS) {
-			r->tx.tx_packets += t.tx_packets;
-			r->tx.tx_errors += t.tx_errors;
-			r->tx.tx_in_place += t.tx_in_place;
-			r->tx.tx_copies += t.tx_copies;
+			r->rx.dropped[k] += q->dropped[k];
+		r->rx.dropped_total += q->dropped_total;
+		if (r->fin.has_tx[i]) {
+			r->tx.tx_packets += r->fin.tx[i].tx_packets;
+			r->tx.tx_errors += r->fin.tx[i].tx_errors;
+			r->tx.tx_in_place += r->fin.tx[i].tx_in_place;
+			r->tx.tx_copies += r->fin.tx[i].tx_copies;
 		}
 	}
 }
@@ -242,16 +245,15 @@ static void teardown(struct run_state *s)
 		s->pl = NULL;
 }
 
-int gnio_cmd_run(int argc, char **argv)
+static int run(const struct run_opts *opts)
 {
-	struct run_opts o;
-	int rc = run_parse_opts(argc, argv, &o);
-	if (rc >= 0)
-		return rc;
-
-	struct run_state s;
+	const struct run_opts o = *opts;
+	static struct run_state s; /* large; one run per process */
 	memset(&s, 0, sizeof(s));
 	s.o = &o;
+	int rc = run_metrics_start(&s);
+	if (rc != GNIO_EXIT_OK)
+		return rc;
 	rc = bring_up(&s, &o);
 	if (rc == GNIO_EXIT_OK) {
 		signal(SIGINT, on_signal);
@@ -260,9 +262,11 @@ int gnio_cmd_run(int argc, char **argv)
 		rc = launch(&s, &o);
 	}
 	if (rc != GNIO_EXIT_OK) {
+		run_metrics_stop(&s, 0);
 		teardown(&s);
 		return rc;
 	}
+	run_metrics_live(&s);
 
 	struct run_live lv;
 	memset(&lv, 0, sizeof(lv));
@@ -270,8 +274,11 @@ int gnio_cmd_run(int argc, char **argv)
 	if (lv.stop_requested && !o.quiet)
 		fprintf(stderr, "gnio: stop requested, rolling back\n");
 	quiesce(&s, &lv);
+	/* The rollback takes the kernels and queues away: from here a scrape
+	 * serves a copy. */
+	run_metrics_freeze(&s, NULL);
 
-	struct run_result r;
+	static struct run_result r;
 	memset(&r, 0, sizeof(r));
 	r.offered_from_generator = s.peer != NULL;
 	/* Offered counts stop moving once the generators are detached. */
@@ -285,11 +292,13 @@ int gnio_cmd_run(int argc, char **argv)
 		/* Failed closed: what the kernels may still touch stays allocated. */
 		fprintf(stderr, "gnio run: rollback stopped at step %u (%s); memory left allocated on purpose "
 			"(see docs/rollback.md)\n", next_step, gnio_error_get_name(rerr));
+		run_metrics_stop(&s, 0);
 		return GNIO_EXIT_FAIL;
 	}
 	run_drain_stop(&s.drain);
 	r.peer_received = s.drain.received;
 	collect(&s, &r);
+	run_metrics_freeze(&s, &r.fin); /* the last scrape agrees with the summary */
 	teardown(&s);
 	step_log(quiet_steps, "wire and device closed");
 
@@ -309,5 +318,17 @@ int gnio_cmd_run(int argc, char **argv)
 	if (!r.consumed)
 		fprintf(stderr, "gnio run: kernel processed %llu of %llu delivered frames\n",
 			(unsigned long long)r.ks.packets, (unsigned long long)r.rx.rx_packets);
+	fflush(stdout); /* the summary is out before the hold */
+	run_metrics_stop(&s, 1);
 	return lv.kernel_failed || !r.balanced || !r.consumed ? GNIO_EXIT_FAIL : GNIO_EXIT_OK;
+}
+
+int gnio_cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	int rc = run_parse_opts(argc, argv, &o);
+	if (rc < 0)
+		rc = run(&o);
+	run_opts_free(&o);
+	return rc;
 }

@@ -156,6 +156,7 @@ void run_live_loop(struct run_state *s, struct run_live *lv)
 		double t = now_s();
 		if (o->duration > 0 && t - lv->t0 >= o->duration)
 			break;
+		run_metrics_observe(s);
 		uint64_t pk, by;
 		run_sum_kernel(s, &pk, &by);
 		if (s->peer && o->count && gen_all_done(s) && pk >= o->count * s->nq)

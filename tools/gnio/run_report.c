@@ -53,8 +53,8 @@ void run_report_text(const struct run_state *s, const struct run_live *lv, const
 	if (s->nq > 1)
 		for (unsigned i = 0; i < s->nq; i++)
 			printf("    queue %-2u      kernel %llu, rx %llu, dropped %llu\n", i,
-			       (unsigned long long)r->qks[i].packets, (unsigned long long)r->qrx[i].rx_packets,
-			       (unsigned long long)r->qrx[i].dropped_total);
+			       (unsigned long long)r->qks[i].packets, (unsigned long long)r->fin.rx[i].rx_packets,
+			       (unsigned long long)r->fin.rx[i].dropped_total);
 	if (!strcmp(o->app->name, "classify")) {
 		printf("  protocols      ");
 		for (int i = 0; i < GNIO_PROTO_COUNT; i++)
@@ -128,9 +128,9 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	for (unsigned i = 0; i < s->nq; i++) {
 		json_obj_begin(&j, NULL);
 		json_u64(&j, "queue", i);
-		json_u64(&j, "rx_packets", r->qrx[i].rx_packets);
+		json_u64(&j, "rx_packets", r->fin.rx[i].rx_packets);
 		json_u64(&j, "kernel_packets", r->qks[i].packets);
-		json_u64(&j, "dropped_total", r->qrx[i].dropped_total);
+		json_u64(&j, "dropped_total", r->fin.rx[i].dropped_total);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
