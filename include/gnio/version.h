@@ -20,6 +20,14 @@ const char *gnio_version(void);
 int gnio_check_version(int major, int minor);
 /* 1 when this build of libgnio contains the CUDA backend. */
 int gnio_built_with_cuda(void);
+/* The CUDA architectures this build carries code for, as CMake names them
+ * ("75-real,80-real,...,90-virtual"); "" without the CUDA backend. */
+/* @since 0.2 cuda_archs: Build reports the GPU architectures it carries code for */
+const char *gnio_cuda_architectures(void);
+/* The lowest compute capability times ten (75 for 7.5) this build runs on;
+ * gnio_gpu_create refuses older GPUs with NOT_SUPPORTED. 0 without CUDA. */
+/* @since 0.2 cuda_min_cc: Build reports the oldest GPU it runs on; older ones refused at create */
+int gnio_cuda_min_compute_capability(void);
 
 #ifdef __cplusplus
 }

@@ -34,7 +34,8 @@ start_run() {
 	return 1
 }
 wait_json() { # wait_json TAG: until the summary's JSON line is on stdout
-	for _ in $(seq 400); do
+	# up to 90 s: a loaded 2-core CI machine runs the CPU device slowly
+	for _ in $(seq 1800); do
 		grep -q '^{' "$1.out" 2> /dev/null && return 0
 		sleep 0.05
 	done

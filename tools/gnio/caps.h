@@ -44,10 +44,10 @@ struct caps_snapshot {
 	struct caps_feature features[CAPS_MAX_FEATURES];
 };
 
-/* Oldest compute capability whose PTX has ld.acquire.sys / st.release.sys,
- * which the ring protocol's ordering edges are written with. */
-#define CAPS_MIN_CC_MAJOR 7
-#define CAPS_MIN_CC_MINOR 0
+/* Oldest compute capability (times ten) whose PTX has ld.acquire.sys /
+ * st.release.sys, which the ring protocol's ordering edges are written with.
+ * A build may require more: gnio_cuda_min_compute_capability(). */
+#define CAPS_MIN_CC 70
 
 /* Collect a snapshot. spec NULL -> "sw:caps"; gpu_id NULL -> best present.
  * On failure returns the error, *stage says which axis ("wire" or "gpu") and

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "gnio/version.h"
 #include "commands.h"
 
 static const char *errname(gnio_error_t e)
@@ -93,9 +94,16 @@ static int gpu_ring_ok(const struct caps_snapshot *s, char *why, size_t len)
 		return 0;
 	}
 	const struct probe_gpu *p = &s->props;
-	if (p->cc_major < CAPS_MIN_CC_MAJOR || (p->cc_major == CAPS_MIN_CC_MAJOR && p->cc_minor < CAPS_MIN_CC_MINOR)) {
+	int cc = p->cc_major * 10 + p->cc_minor, built_min = gnio_cuda_min_compute_capability();
+
+	if (cc < CAPS_MIN_CC) {
 		strfmt(why, len, "compute capability %d.%d is below %d.%d (no system-scope acquire/release)",
-		       p->cc_major, p->cc_minor, CAPS_MIN_CC_MAJOR, CAPS_MIN_CC_MINOR);
+		       p->cc_major, p->cc_minor, CAPS_MIN_CC / 10, CAPS_MIN_CC % 10);
+		return 0;
+	}
+	if (built_min && cc < built_min) {
+		strfmt(why, len, "compute capability %d.%d: this build of gnio carries GPU code for %s only (lowest %d.%d)",
+		       p->cc_major, p->cc_minor, gnio_cuda_architectures(), built_min / 10, built_min % 10);
 		return 0;
 	}
 	if (p->can_map_host_memory != 1) {

@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gnio/dev.h"
+#include "gnio/version.h"
 #include "core/errmsg.h"
 #include "gpu/backend.h"
 #include "gpu/gpu_priv.h"
@@ -47,6 +48,15 @@ struct cuda_priv {
 	pthread_mutex_t lock; /* guards shifts */
 	struct cuda_shift *shifts;
 };
+
+/* Whether this build carries machine code or PTX the device can run: the
+ * lowest listed architecture bounds it (PTX JITs forward only). */
+static int cc_has_code(const struct cudaDeviceProp *prop)
+{
+	int min = gnio_cuda_min_compute_capability();
+
+	return !min || prop->major * 10 + prop->minor >= min;
+}
 
 static struct cuda_priv *priv_of(struct gnio_gpu *gpu)
 {
@@ -147,6 +157,13 @@ static gnio_error_t cuda_open(struct gnio_gpu *gpu, const char *bus_id)
 		return cuda_fail(e, "cudaGetDeviceProperties");
 	if (!prop.canMapHostMemory || !prop.unifiedAddressing) {
 		gnio_set_error_msg("CUDA device %s (%s) cannot map host memory", bus_id, prop.name);
+		return GNIO_ERROR_NOT_SUPPORTED;
+	}
+	if (!cc_has_code(&prop)) {
+		gnio_set_error_msg("CUDA device %s (%s) has compute capability %d.%d; this build of gnio carries "
+				   "code for %s only (rebuild with -DCMAKE_CUDA_ARCHITECTURES=%d%d-real)",
+				   bus_id, prop.name, prop.major, prop.minor, gnio_cuda_architectures(), prop.major,
+				   prop.minor);
 		return GNIO_ERROR_NOT_SUPPORTED;
 	}
 	e = cudaSetDevice(dev);
@@ -677,7 +694,7 @@ int gnio_cuda_pick_best(char *bus_id, size_t len, char *why, size_t why_len)
 		char raw[32];
 
 		if (cudaGetDeviceProperties(&prop, d) != cudaSuccess || !prop.canMapHostMemory ||
-		    !prop.unifiedAddressing)
+		    !prop.unifiedAddressing || !cc_has_code(&prop))
 			continue;
 		if (cudaDeviceGetPCIBusId(raw, (int)sizeof(raw), d) != cudaSuccess)
 			continue;
@@ -688,6 +705,7 @@ int gnio_cuda_pick_best(char *bus_id, size_t len, char *why, size_t why_len)
 		return 0;
 	}
 	cudaGetLastError();
-	snprintf(why, why_len, "%d CUDA device(s) present, none can map host memory", count);
+	snprintf(why, why_len, "%d CUDA device(s) present, none can map host memory with compute capability %d.%d or newer",
+		 count, gnio_cuda_min_compute_capability() / 10, gnio_cuda_min_compute_capability() % 10);
 	return -1;
 }
