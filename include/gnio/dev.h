@@ -39,6 +39,10 @@ struct gnio_wire_caps {
 	uint32_t num_rx_queues;
 	uint32_t num_tx_queues;
 	char mode[32];            /* mode in use, e.g. "native,copy"; "" if n/a */
+	/* How a sent frame reaches the wire, who copies it if anyone, e.g.
+	 * "by address from the UMEM (zero copy)"; "" if the wire cannot send.
+	 * Frames gnio itself copies are counted per queue (tx_copies). */
+	char tx_path[96];
 };
 
 /* Open a wire. Errors: INVALID_VALUE (malformed spec), NOT_FOUND (unknown wire

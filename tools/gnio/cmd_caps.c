@@ -364,6 +364,7 @@ void caps_json(struct json *j, const char *key, const struct caps_snapshot *s)
 	json_u64(j, "num_rx_queues", s->wcaps.num_rx_queues);
 	json_u64(j, "num_tx_queues", s->wcaps.num_tx_queues);
 	json_str(j, "mode", s->wcaps.mode);
+	json_str(j, "tx_path", s->wcaps.tx_path);
 	json_obj_begin(j, "queries");
 	json_query(j, "rxq_type_cyclic", s->q_rxq_cyclic);
 	json_query(j, "txq_type_regular", s->q_txq_regular);

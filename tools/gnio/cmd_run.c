@@ -100,6 +100,7 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	}
 	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
 	gnio_devinfo_get_caps(gnio_dev_as_devinfo(gnio_pipeline_get_dev(s->pl)), &caps);
+	snprintf(s->tx_path, sizeof(s->tx_path), "%s", caps.tx_path);
 	if (o->is_sw && caps.max_frame_size && o->size > caps.max_frame_size) {
 		char where[320];
 		fprintf(stderr, "gnio run: %s %u exceeds the wire's maximum frame of %u bytes\n",

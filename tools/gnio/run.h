@@ -166,6 +166,7 @@ struct run_state {
 	struct run_drain drain;
 	struct run_metrics met;
 	char dev_id[64], dev_name[128];
+	char tx_path[96]; /* the wire's gnio_wire_caps.tx_path */
 };
 
 /* What the live loop measured. */

@@ -46,8 +46,8 @@ void run_report_text(const struct run_state *s, const struct run_live *lv, const
 			printf(" %s=%llu", gnio_drop_reason_name(i), (unsigned long long)r->rx.dropped[i]);
 	printf("\n  tx_packets      %llu", (unsigned long long)r->tx.tx_packets);
 	if (o->app->needs_tx)
-		printf(" (in place %llu, copied %llu)", (unsigned long long)r->tx.tx_in_place,
-		       (unsigned long long)r->tx.tx_copies);
+		printf(" (in place %llu, copied by gnio %llu; wire: %s)", (unsigned long long)r->tx.tx_in_place,
+		       (unsigned long long)r->tx.tx_copies, s->tx_path);
 	printf("\n  rate            %.3f Mpps, %.3f Gbit/s (kernel, over the run)\n", rt.mpps, rt.gbps);
 	printf("  steady rate     %.3f Mpps, %.3f Gbit/s (after the first second)\n", rt.mpps_steady, rt.gbps_steady);
 	if (s->nq > 1)
@@ -99,6 +99,7 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	json_u64(&j, "tx_packets", r->tx.tx_packets);
 	json_u64(&j, "tx_in_place", r->tx.tx_in_place);
 	json_u64(&j, "tx_copies", r->tx.tx_copies);
+	json_str(&j, "tx_path", s->tx_path);
 	json_u64(&j, "kernel_tx_packets", r->ks.tx_packets);
 	json_u64(&j, "kernel_tx_again", r->ks.tx_again);
 	if (o->app->needs_tx && r->offered_from_generator)

@@ -4,7 +4,7 @@
  *
  * Options: promisc=1   put the interface in promiscuous mode while open
  *          bypass=1    PACKET_QDISC_BYPASS on the TX socket
- *          blocks=N    RX ring blocks of 1 MiB (default 16)
+ *          blocks=N    RX ring blocks of 128 KiB (default 128)
  *          tov=MS      block retire timeout in ms (default 1)
  *
  * RX: a TPACKET_V3 ring (the kernel fills whole blocks, we walk them and hand
@@ -35,7 +35,10 @@
 #include "eth/wire.h"
 
 #define COMP "afpacket"
-#define BLOCK_SIZE (1u << 20)
+/* Many small blocks rather than a few large ones: at a trickle each block
+ * retires after tov with a handful of frames in it, so the block count is
+ * how long the proxy may be kept off the CPU before the ring overflows. */
+#define BLOCK_SIZE (1u << 17)
 #define TX_BATCH 256
 
 struct afp_wire {
@@ -127,7 +130,7 @@ static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire
 	if (!w)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
 	memcpy(w->ifname, name, strlen(name) + 1);
-	w->blocks = 16;
+	w->blocks = 128;
 	w->tov_ms = 1;
 	if (gnio_wire_opt(opts, "promisc", val, sizeof(val)))
 		w->promisc = atoi(val) != 0;
@@ -173,6 +176,7 @@ static gnio_error_t afp_caps(void *wire, struct gnio_wire_caps *c)
 	c->num_rx_queues = 1;
 	c->num_tx_queues = 1;
 	snprintf(c->mode, sizeof(c->mode), "tpacket_v3,sendmmsg%s", w->bypass ? ",bypass" : "");
+	snprintf(c->tx_path, sizeof(c->tx_path), "sendmmsg from the buffer; the kernel copies each frame into a socket buffer");
 	return GNIO_SUCCESS;
 }
 

@@ -628,6 +628,10 @@ static gnio_error_t afxdp_caps(void *wire, struct gnio_wire_caps *c)
 	c->num_rx_queues = w->nrxq;
 	c->num_tx_queues = w->ntxq;
 	snprintf(c->mode, sizeof(c->mode), "%s", w->mode);
+	/* the bind mode decides whether the kernel copies a UMEM frame out */
+	snprintf(c->tx_path, sizeof(c->tx_path), "%s",
+		 strstr(w->mode, ",zc") ? "UMEM frames by address (zero copy); others copied into the UMEM by gnio"
+					: "UMEM frames by address; the kernel copies them (copy mode); others copied into the UMEM by gnio");
 	return GNIO_SUCCESS;
 }
 

@@ -57,6 +57,7 @@ static gnio_error_t null_caps(void *wire, struct gnio_wire_caps *caps)
 	caps->num_rx_queues = NULL_QUEUES;
 	caps->num_tx_queues = NULL_QUEUES;
 	strcpy(caps->mode, "null");
+	strcpy(caps->tx_path, "discarded on the spot (no copy)");
 	return GNIO_SUCCESS;
 }
 

@@ -139,6 +139,8 @@ static gnio_error_t pw_caps(void *wire, struct gnio_wire_caps *c)
 	c->num_tx_queues = w->out[0] ? 1 : 0;
 	snprintf(c->mode, sizeof(c->mode), "%s%s", w->in[0] ? (w->recorded ? "replay,recorded" : "replay,fast") : "",
 		 w->out[0] ? (w->in[0] ? ",write" : "write") : "");
+	if (w->out[0])
+		snprintf(c->tx_path, sizeof(c->tx_path), "libpcap writes each frame from the buffer into the file");
 	return GNIO_SUCCESS;
 }
 

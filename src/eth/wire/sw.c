@@ -519,6 +519,7 @@ static gnio_error_t sw_caps(void *wire, struct gnio_wire_caps *caps)
 	caps->num_rx_queues = w->nq;
 	caps->num_tx_queues = w->nq;
 	snprintf(caps->mode, sizeof(caps->mode), "inproc");
+	snprintf(caps->tx_path, sizeof(caps->tx_path), "from the buffer into the peer's FIFO (the software wire's transfer)");
 	return GNIO_SUCCESS;
 }
 
