@@ -19,6 +19,12 @@ extern "C" {
 
 struct gnio_gpu;
 
+/* Read or write x as a volatile object, once, right here (DOCA:
+ * DOCA_GPUNETIO_VOLATILE): for flags another agent changes, such as an exit
+ * flag in GPU_CPU memory that the host sets while a kernel polls it. */
+/* @since 0.2 gpunetio_volatile: One-shot volatile access to a shared flag (DOCA_GPUNETIO_VOLATILE) */
+#define GNIO_GPUNETIO_VOLATILE(x) (*(volatile __typeof__(x) *)&(x))
+
 enum gnio_gpu_mem_type {
 	GNIO_GPU_MEM_TYPE_GPU = 0,     /* device memory; CPU pointer is NULL */
 	GNIO_GPU_MEM_TYPE_GPU_CPU = 1, /* device memory the CPU maps (GDRCopy); without GDRCopy,

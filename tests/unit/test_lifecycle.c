@@ -443,7 +443,14 @@ static void test_hung_kernel_fails_closed(void **state)
 	void *extra, *extra_cpu;
 	assert_ok(gnio_gpu_mem_alloc(p.gpu, 4096, 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &extra, &extra_cpu));
 	__atomic_store_n(&hung_release, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&hung_entered, 0, __ATOMIC_RELEASE);
 	assert_ok(gnio_runner_start(p.runner, hung_kernel, NULL));
+	/* On a loaded machine the kernel's thread may take a while to be
+	 * scheduled: it is hung only once it runs. */
+	for (uint64_t until = test_now_ns() + 10ull * 1000000000ull;
+	     !__atomic_load_n(&hung_entered, __ATOMIC_ACQUIRE) && test_now_ns() < until;)
+		sleep_ms(1);
+	assert_int_equal(__atomic_load_n(&hung_entered, __ATOMIC_ACQUIRE), 1);
 	uint64_t t0 = test_now_ns();
 	assert_gnio(gnio_runner_stop(p.runner, 200), GNIO_ERROR_TIME_OUT);
 	/* It waited for the deadline (the runner's clock has 1 ms steps). */

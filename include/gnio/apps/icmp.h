@@ -81,6 +81,20 @@ GNIO_HD uint32_t gnio_icmp_echo_reply_in_place(uint8_t *f, uint32_t len, uint32_
 	uint32_t hc = (uint32_t)(icmp[2] << 8 | icmp[3]);
 	uint32_t sum = (~hc & 0xffffu) + (~0x0800u & 0xffffu) + 0x0000u;
 	uint16_t nc = gnio_csum_fold(sum);
+	if (nc == 0) {
+		/* The reply's words sum to zero. The update above always yields
+		 * the 0xffff form of zero, hence checksum 0x0000; that is right
+		 * unless every word is 0 (type 0, code 0, identifier 0, sequence
+		 * 0, no data or zero data): then the sum is +0 and the checksum
+		 * must be 0xffff, or receivers drop the reply. Rare (1 reply in
+		 * 65536 has nc == 0), so the look at the data costs nothing on
+		 * average. */
+		uint32_t any = 0;
+		for (uint32_t i = 4; i < tot - ihl; i++)
+			any |= icmp[i];
+		if (!any)
+			nc = 0xffffu;
+	}
 	icmp[0] = 0;
 	icmp[2] = (uint8_t)(nc >> 8);
 	icmp[3] = (uint8_t)nc;

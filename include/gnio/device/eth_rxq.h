@@ -130,8 +130,9 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 }
 
 /* Thread 0 receives for the block; all threads of the block must call it. The
- * outputs may point to __shared__ variables (as DOCA's block receive needs):
- * every thread writes the same values, and a barrier ends the call. */
+ * outputs may point to __shared__ variables (as DOCA's block receive needs,
+ * written by thread 0 only) or to each thread's own variables; a barrier
+ * ends the call. */
 GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
 					       uint64_t *first, uint32_t *count,
 					       struct gnio_gpu_dev_eth_rxq_attr *attr)
@@ -152,8 +153,12 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 	if (attr && n)
 		gnio_rxq_fill_attr(q, f, n, attr, tid, nthr);
 	__syncthreads(); /* every thread has read s_* and written its attributes */
-	*first = f;
-	*count = n;
+	/* Outputs in shared memory are written once, by thread 0; outputs in
+	 * each thread's own memory by every thread. */
+	if (tid == 0 || !__isShared(first))
+		*first = f;
+	if (tid == 0 || !__isShared(count))
+		*count = n;
 	__syncthreads(); /* shared outputs hold their values before anyone reads them */
 	return err;
 }

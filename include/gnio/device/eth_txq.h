@@ -22,8 +22,11 @@
  * Unlike DOCA (whose send returns nothing and overwrites a full queue), a
  * send returns an error: AGAIN when the ring is full (nothing was queued:
  * drain completions and send again), INVALID_VALUE for a frame outside every
- * registered array or of size 0, BAD_STATE when no array is registered. In a
- * group every member gets the group's AGAIN; INVALID_VALUE is per member.
+ * registered array (or of size 0 in THREAD scope), BAD_STATE when no array is
+ * registered. In a group, a member with size 0 sits the send out (SUCCESS);
+ * every member gets the group's AGAIN, those with size 0 or a bad frame
+ * included, so a `while (send(...) == AGAIN)` loop stays uniform; otherwise
+ * INVALID_VALUE is per member.
  *
  * Completions: the frame's bytes must stay untouched until the proxy has
  * completed its ticket (gnio_gpu_dev_eth_txq_completed() > ticket); a frame
@@ -112,6 +115,10 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, 
 	}
 	err = __shfl_sync(0xffffffffu, err, 0);
 	base = __shfl_sync(0xffffffffu, base, 0);
+	/* AGAIN is the group's: every lane gets it (nothing was queued), so a
+	 * retry loop stays uniform across the warp. */
+	if (err == GNIO_ERROR_AGAIN)
+		return GNIO_ERROR_AGAIN;
 	if (mine != GNIO_SUCCESS)
 		return mine;
 	if (!size)
@@ -162,6 +169,10 @@ GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q,
 	__syncthreads();
 	const gnio_error_t err = (gnio_error_t)s_err;
 	const uint64_t t = s_base + s_warp_start[warp] + __popc(senders & ((1u << lane) - 1u));
+	/* AGAIN is the block's: every thread gets it (nothing was queued), so
+	 * a retry loop stays uniform across the block. */
+	if (err == GNIO_ERROR_AGAIN)
+		return GNIO_ERROR_AGAIN;
 	if (mine != GNIO_SUCCESS)
 		return mine;
 	if (!size)
