@@ -134,7 +134,7 @@ static void usage(FILE *f)
 		"              others to the CPU device's kernel thread (default: no pinning)\n"
 		"  --legs      also split each trip at the TX proxy's wire stamp\n"
 		"  --app       echo (in place, default) or echo-copy (through the TX pool)\n"
-		"  --send-scope  the echo's send scope (default thread)\n"
+		"  --send-scope  the echo's send scope (default: the receive scope)\n"
 		"  --json      last stdout line: one JSON object with the results\n");
 }
 
@@ -180,6 +180,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->count = 20000;
 	o->warmup = 1000;
 	o->scope = 2;
+	o->send_scope = -1; /* the receive scope: frames stay in order */
 	o->timeout_ms = 1000;
 	o->rx_mem = GNIO_GPU_MEM_TYPE_CPU_GPU;
 	o->pin = -1;
@@ -317,7 +318,7 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o, const char *bu
 	p->args.blocks = 1;
 	p->args.threads = o->threads;
 	p->args.recv_scope = o->scope;
-	p->args.send_scope = o->send_scope;
+	p->args.send_scope = o->send_scope < 0 ? o->scope : o->send_scope;
 	return GNIO_SUCCESS;
 }
 
@@ -565,7 +566,7 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 	       "\"p999_us\":%.3f,\"max_us\":%.3f,\"mean_us\":%.3f,\"one_way_p50_us_est\":%.3f,"
 	       "\"one_way_p99_us_est\":%.3f",
 	       ok ? "true" : "false", dev, gnio_gpu_get_name(p->gpu), gnio_gpu_get_backend(p->gpu), o->app,
-	       scope_names[o->send_scope], scope_names[o->scope], o->rx_mem == GNIO_GPU_MEM_TYPE_GPU ? "gpu" : "cpu_gpu",
+	       scope_names[o->send_scope < 0 ? o->scope : o->send_scope], scope_names[o->scope], o->rx_mem == GNIO_GPU_MEM_TYPE_GPU ? "gpu" : "cpu_gpu",
 	       o->yield ? "yield" : "spin", o->pin, o->size, (unsigned long long)o->count, (unsigned long long)o->warmup, (unsigned long long)s->n,
 	       (unsigned long long)t->sent, (unsigned long long)t->lost, (unsigned long long)t->late,
 	       (unsigned long long)t->corrupt, r[0], r[1], r[2], r[3], r[4], r[5], mean, r[1] / 2, r[3] / 2);

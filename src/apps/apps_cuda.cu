@@ -80,16 +80,26 @@ template <int SCOPE> __device__ __forceinline__ int group_any(int pred)
 	return pred;
 }
 
-/* Thread 0 decides whether to go on; the group learns it. Reading the flag
- * every loop is one PCIe read per batch or per recv timeout. */
+/* Thread 0 decides whether to go on; the group learns it. The stop flag
+ * read and the heartbeat cross PCIe, so thread 0 does them at most every
+ * CTL_CYCLES: an idle poll loop then spends its round trips on the ring
+ * alone, and a frame arriving is not queued behind control traffic.
+ * *did_ctl (thread 0's) says whether this pass did them. */
+#define CTL_CYCLES 20000ll /* about 10 us */
 template <int SCOPE>
-__device__ __forceinline__ int group_should_stop(struct gnio_kernel_ctl *ctl, uint64_t *hb, int *s_flag)
+__device__ __forceinline__ int group_should_stop(struct gnio_kernel_ctl *ctl, uint64_t *hb, int *s_flag,
+						 long long *last_ctl, int *did_ctl)
 {
 	int stop = 0;
 
 	if (threadIdx.x == 0) {
-		stop = gnio_gpu_dev_kernel_should_stop(ctl);
-		gnio_gpu_dev_kernel_heartbeat(ctl, ++*hb);
+		const long long now = clock64();
+		*did_ctl = now - *last_ctl >= CTL_CYCLES;
+		if (*did_ctl) {
+			*last_ctl = now;
+			stop = gnio_gpu_dev_kernel_should_stop(ctl);
+			gnio_gpu_dev_kernel_heartbeat(ctl, ++*hb);
+		}
 	}
 	if (SCOPE == SCOPE_BLOCK) {
 		if (threadIdx.x == 0)
@@ -145,25 +155,31 @@ __device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const str
 }
 
 /* The TX ring is full: wait (sleeping, not spinning on reserve) until the
- * proxy completes more descriptors, or the stop flag is set. Uniform across
- * the group. Returns 0 when told to stop. */
+ * proxy completes more descriptors than the failed reservation saw, or the
+ * stop flag is set. The group's leader alone polls across PCIe. Uniform
+ * across the group. Returns 0 when told to stop. */
 template <int SCOPE>
-__device__ __forceinline__ int tx_wait(const struct gnio_gpu_eth_txq *tq, struct gnio_kernel_ctl *ctl, uint64_t seen)
+__device__ __forceinline__ int tx_wait(const struct gnio_gpu_eth_txq *tq, struct gnio_kernel_ctl *ctl)
 {
-	uint32_t naps = 0;
+	const int leader = SCOPE == SCOPE_THREAD || (SCOPE == SCOPE_WARP ? (threadIdx.x & 31u) == 0 : threadIdx.x == 0);
 	int stop = 0;
-	while (gnio_gpu_dev_eth_txq_completed(tq) == seen && !(stop = gnio_gpu_dev_kernel_should_stop(ctl))) {
-		__nanosleep(naps < 8 ? 256u << naps : 65536u);
-		naps++;
+	if (leader) {
+		const uint64_t seen = gnio_tx_ring_seen_done(tq);
+		uint32_t naps = 0;
+		while (gnio_gpu_dev_eth_txq_completed(tq) == seen && !(stop = gnio_gpu_dev_kernel_should_stop(ctl))) {
+			__nanosleep(naps < 8 ? 256u << naps : 65536u);
+			naps++;
+		}
 	}
 	return !group_any<SCOPE>(stop);
 }
 
 /*
- * In-place send of one batch (echo, fwd): each member of the group takes
- * frames first+rank, first+rank+nthr, ...; per round it swaps the frame's
- * MACs where it lies and sends it at SEND scope (THREAD: each thread on its
- * own; WARP: one reservation per warp; BLOCK: one per block). Rounds are
+ * In-place send of one batch (echo, fwd): a round takes up to per_round
+ * frames (the group, or fewer when the TX ring is smaller), one per member
+ * in rank order; each member swaps its frame's MACs where it lies and sends
+ * it at SEND scope (THREAD: each thread on its own; WARP: one reservation
+ * per warp; BLOCK: one per block, so the round leaves in order). Rounds are
  * uniform across the group, as the warp and block sends need.
  */
 template <int SCOPE, int SEND>
@@ -181,17 +197,19 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 							       : GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_CTA;
 	constexpr enum gnio_gpu_dev_eth_exec_scope XS = exec_scope<SEND>();
 	uint32_t sent = 0, again = 0, errors = 0, last_err = 0;
+	/* One reservation per round: never more than the ring holds. */
+	const uint32_t ring = gnio_gpu_dev_eth_txq_get_size(tq);
+	const uint32_t per_round = SEND == SCOPE_THREAD ? nthr : (nthr < ring ? nthr : ring);
 
-	for (uint32_t base = 0; base < b.count; base += nthr) {
+	for (uint32_t base = 0; base < b.count; base += per_round) {
 		const uint32_t i = base + tid;
 		uint8_t *pkt = nullptr;
 		uint32_t len = 0;
-		if (i < b.count) {
+		if (tid < per_round && i < b.count) {
 			gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &pkt, &len, nullptr);
 			gnio_frame_swap_macs(pkt, len);
 		}
 		for (;;) {
-			const uint64_t seen = gnio_gpu_dev_eth_txq_completed(tq);
 			gnio_error_t e = gnio_gpu_dev_eth_txq_send<SHARING, GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
 								   GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO, XS>(
 				tq, (uint64_t)(uintptr_t)pkt, mkey, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, nullptr);
@@ -209,7 +227,7 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 			if (!retry)
 				break;
 			again++;
-			if (!tx_wait<SEND>(tq, ctl, seen))
+			if (!tx_wait<SEND>(tq, ctl))
 				goto done;
 		}
 	}
@@ -310,8 +328,9 @@ __device__ __forceinline__ void echo_copy_batch(const struct gnio_app_args &a, s
 		if (tid == 0) {
 			gnio_error_t err;
 			uint32_t naps = 0;
-			uint64_t seen = gnio_gpu_dev_eth_txq_completed(tq);
 			while ((err = gnio_gpu_dev_eth_txq_reserve(tq, n, &ticket)) == GNIO_ERROR_AGAIN) {
+				/* what the failed reservation saw: no PCIe read */
+				const uint64_t seen = gnio_tx_ring_seen_done(tq);
 				tot->tx_again++;
 				/* Drain: wait until the proxy has completed more
 				 * descriptors, or we are told to stop. */
@@ -322,7 +341,6 @@ __device__ __forceinline__ void echo_copy_batch(const struct gnio_app_args &a, s
 					__nanosleep(naps < 8 ? 256u << naps : 65536u);
 					naps++;
 				}
-				seen = now_done;
 			}
 			if (err == GNIO_SUCCESS) {
 				res = 1;
@@ -414,6 +432,8 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 	__shared__ uint64_t s_stored; /* batches covered by the last stats store */
 	const uint32_t tid = threadIdx.x;
 	uint64_t hb = 0;
+	long long last_ctl = 0; /* thread 0's */
+	int did_ctl = 0;        /* thread 0's */
 	/* Control traffic (stop flag read, heartbeat, stats) crosses PCIe; while
 	 * frames flow, do it every CTL_EVERY batches, and on every idle pass.
 	 * Both conditions are uniform across the group, as the barriers need. */
@@ -433,7 +453,7 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 
 	for (;; iter++) {
 		int ctl_pass = last_count == 0 || (iter % CTL_EVERY) == 0;
-		if (ctl_pass && group_should_stop<SCOPE>(ctl, &hb, &s_flag))
+		if (ctl_pass && group_should_stop<SCOPE>(ctl, &hb, &s_flag, &last_ctl, &did_ctl))
 			break;
 		struct batch b = app_recv<SCOPE>(a.rxq, a.max_batch, a.timeout_ns);
 		last_count = b.count;
@@ -449,10 +469,11 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 			return;
 		}
 		if (b.count == 0) {
-			if (tid == 0 && s_tot.batches != s_stored)
-				stats_store(a.stats, &s_tot, APP); /* idle: make the totals exact */
-			if (tid == 0)
+			/* idle: make the totals exact, with the control traffic */
+			if (tid == 0 && did_ctl && s_tot.batches != s_stored) {
+				stats_store(a.stats, &s_tot, APP);
 				s_stored = s_tot.batches;
+			}
 			continue;
 		}
 
@@ -520,7 +541,7 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 				s_acc.tx_packets = s_acc.tx_again = 0;
 				s_acc.errors = 0;
 			}
-			if (ctl_pass) {
+			if (ctl_pass && did_ctl) {
 				stats_store(a.stats, &s_tot, APP);
 				s_stored = s_tot.batches;
 			}

@@ -135,10 +135,11 @@ static void free_ring(struct gnio_eth_rxq *q, struct gnio_gpu *gpu)
 	gnio_gpu_free_internal(gpu, q->handle);
 	gnio_gpu_free_internal(gpu, q->lc_gpu);
 	gnio_gpu_free_internal(gpu, q->cqe_gpu);
+	gnio_gpu_free_internal(gpu, q->meta_gpu);
 	gnio_gpu_free_internal(gpu, q->sh_gpu);
 	gnio_gpu_free_internal(gpu, q->stage_mirror);
 	q->handle = NULL;
-	q->lc_gpu = q->cqe_gpu = q->sh_gpu = q->stage_mirror = NULL;
+	q->lc_gpu = q->cqe_gpu = q->meta_gpu = q->sh_gpu = q->stage_mirror = NULL;
 }
 
 static gnio_error_t rxq_start(struct gnio_ctx *ctx)
@@ -149,6 +150,10 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	gnio_error_t err;
 
 	GNIO_CHECK(gnio_eth_queue_check_pool(pool, gpu, q->num_packets, "eth_rxq"));
+	/* A completion word carries the frame's offset in 40 bits and its
+	 * length in 20 (ring.h). */
+	if (pool && (uint64_t)pool->elem_size * pool->num_elem > GNIO_RX_META_OFF_MASK + 1)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_rxq", "a packet buffer of more than 1 TiB cannot be received into");
 	if (pool && !pool->base_cpu && !(gpu && gpu->ops->copy_async))
 		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_rxq",
 				 "device %s cannot stage RX payloads into GPU memory; use a CPU_GPU pool",
@@ -194,6 +199,10 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 						(void **)&sh_cpu), err, fail);
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * sizeof(*cqe_cpu), GNIO_GPU_MEM_TYPE_CPU_GPU,
 						&q->cqe_gpu, (void **)&cqe_cpu), err, fail);
+	/* Phase 0 everywhere: no completion looks ready before its first post. */
+	memset(cqe_cpu, 0, (size_t)size * sizeof(*cqe_cpu));
+	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * sizeof(uint64_t), GNIO_GPU_MEM_TYPE_GPU,
+						&q->meta_gpu, NULL), err, fail);
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, sizeof(struct gnio_rx_ring_local), GNIO_GPU_MEM_TYPE_GPU,
 						&q->lc_gpu, NULL), err, fail);
 	GNIO_CHECK_GOTO(gpu->ops->memset_dev(gpu, q->lc_gpu, 0, sizeof(struct gnio_rx_ring_local)), err, fail);
@@ -202,10 +211,12 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		.sh = q->sh_gpu,
 		.lc = q->lc_gpu,
 		.cqe = q->cqe_gpu,
+		.meta = q->meta_gpu,
 		.pool = pool ? pool->base_gpu : NULL,
 		.pool_size = pool ? (uint64_t)pool->elem_size * pool->num_elem : 0,
 		.size = size,
 		.mask = size - 1,
+		.size_log2 = (uint32_t)__builtin_ctz(size),
 		.slot_size = pool ? pool->elem_size : 0,
 		.queue_id = q->queue_id,
 		.pkt_mkey = pool ? pool->mkey : 0,
@@ -226,6 +237,8 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	if (pool) {
 		p->slot_size = pool->elem_size;
 		p->cap = pool->elem_size < q->max_packet ? pool->elem_size : q->max_packet;
+		if (p->cap > GNIO_RX_META_LEN_MAX)
+			p->cap = GNIO_RX_META_LEN_MAX; /* longer frames are counted as too_big */
 		p->pool_size = h.pool_size;
 		p->zero_copy = pool->base_cpu && q->dev->ops->rx_burst_zc && q->dev->ops->rx_release_zc;
 		p->hold = pool->hold_cpu;

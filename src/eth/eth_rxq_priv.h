@@ -23,6 +23,7 @@ struct gnio_eth_rxq {
 	/* while started */
 	void *wq;
 	void *sh_gpu, *cqe_gpu, *lc_gpu; /* ring memory, device view */
+	void *meta_gpu;                   /* the consumer's local copy of completion words */
 	struct gnio_gpu_eth_rxq *handle;  /* device copy of the GPU handle */
 	void *stage_mirror;               /* host mirror for GPU-memory pools */
 	struct gnio_rx_proxy proxy;

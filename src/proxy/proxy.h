@@ -44,6 +44,7 @@ struct gnio_rx_proxy {
 	struct gnio_rx_ring_shared *sh; /* host view */
 	struct gnio_rx_cqe *cqe;        /* host view */
 	uint32_t size, mask, burst;
+	uint32_t size_log2;             /* for the completions' phase bit */
 	uint32_t slot_size;             /* pool element size */
 	uint32_t cap;                   /* largest frame accepted: min(slot, max_packet) */
 	int flow_control;
@@ -65,6 +66,7 @@ struct gnio_rx_proxy {
 	uint64_t cached_cons;
 	uint64_t zc_released;           /* zero-copy: entries handed back to the wire */
 	uint64_t *zc_off;               /* zero-copy: pool offset of each ring entry */
+	uint64_t *meta_pending;         /* staging: completion words posted once the copy lands */
 	/* In-place holds (ring.h GNIO_HOLD_*): the pool's hold words, host view,
 	 * checked while *hold_users says a TX queue may send from the pool. */
 	uint32_t *hold;

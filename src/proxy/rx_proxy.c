@@ -48,8 +48,13 @@ gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p)
 			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
 	}
 	if (p->pool_dev) {
+		p->meta_pending = calloc(p->size, sizeof(*p->meta_pending));
+		if (!p->meta_pending)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
 		GNIO_CHECK(p->gpu->ops->stream_create(p->gpu, &p->stage_stream));
 	}
+	while ((1u << p->size_log2) < p->size)
+		p->size_log2++;
 	return GNIO_SUCCESS;
 }
 
@@ -61,6 +66,7 @@ void gnio_rx_proxy_fini(struct gnio_rx_proxy *p)
 		p->gpu->ops->stream_destroy(p->gpu, p->stage_stream);
 	free(p->frames);
 	free(p->zc_off);
+	free(p->meta_pending);
 	free(p->zc_held);
 	free(p->scratch);
 	p->frames = NULL;
@@ -134,6 +140,9 @@ static unsigned stage_reap(struct gnio_rx_proxy *p, int wait)
 			break;
 		}
 		ops->fence_destroy(p->gpu, st->fence);
+		/* the bytes are in device memory: now the completions may show */
+		for (uint64_t i = p->prod; i < st->end; i++)
+			gnio_rx_ring_post(&p->cqe[i & p->mask], p->meta_pending[i & p->mask]);
 		published += (unsigned)(st->end - p->prod);
 		STAT_ADD(p->rx_packets, st->end - p->prod);
 		STAT_ADD(p->rx_bytes, st->bytes);
@@ -249,10 +258,9 @@ static unsigned rx_step_zc(struct gnio_rx_proxy *p)
 		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
 		if (!f->ts_ns && !ts)
 			ts = gnio_gpu_dev_time_ns();
-		c->buf_off = f->buf_off;
-		c->len = f->len;
-		c->flags = f->ts_ns ? GNIO_RX_F_TS_HW : 0;
 		c->ts_ns = f->ts_ns ? f->ts_ns : ts;
+		gnio_rx_ring_post(c, gnio_rx_meta_make(idx, p->size_log2, f->buf_off, f->len,
+						       f->ts_ns ? GNIO_RX_F_TS_HW : 0));
 		p->zc_off[idx & p->mask] = f->buf_off;
 		bytes += f->len;
 		kept++;
@@ -352,10 +360,13 @@ unsigned gnio_rx_proxy_step(void *arg)
 		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
 		if (!f->ts_ns && !ts)
 			ts = gnio_gpu_dev_time_ns();
-		c->buf_off = (uint64_t)(idx & p->mask) * p->slot_size;
-		c->len = f->len;
-		c->flags = f->ts_ns ? GNIO_RX_F_TS_HW : 0;
 		c->ts_ns = f->ts_ns ? f->ts_ns : ts;
+		uint64_t meta = gnio_rx_meta_make(idx, p->size_log2, (uint64_t)(idx & p->mask) * p->slot_size, f->len,
+						  f->ts_ns ? GNIO_RX_F_TS_HW : 0);
+		if (p->pool_dev)
+			p->meta_pending[idx & p->mask] = meta; /* posted when the copy lands */
+		else
+			gnio_rx_ring_post(c, meta);
 		bytes += f->len;
 		kept++;
 	}

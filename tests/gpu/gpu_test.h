@@ -398,6 +398,7 @@ static inline void gt_app_start(struct gnio_runner *r, const struct gnio_app *ap
 {
 	memset(st, 0, sizeof(*st));
 	a->recv_scope = scope;
+	a->send_scope = scope; /* sends at the receive scope keep arrival order */
 	GT_OK(gnio_runner_start(r, app->cuda, a));
 }
 

@@ -33,8 +33,10 @@ static void rx_fix_init(struct rx_fix *f, uint32_t size, int with_pool)
 	f->q.sh = zalloc_aligned(sizeof(*f->q.sh));
 	f->q.lc = zalloc_aligned(sizeof(*f->q.lc));
 	f->q.cqe = zalloc_aligned((size_t)size * sizeof(*f->q.cqe));
+	f->q.meta = zalloc_aligned((size_t)size * sizeof(*f->q.meta));
 	f->q.size = size;
 	f->q.mask = size - 1;
+	f->q.size_log2 = (uint32_t)__builtin_ctz(size);
 	f->q.slot_size = 64;
 	if (with_pool) {
 		f->pool = zalloc_aligned((size_t)size * 64);
@@ -48,6 +50,7 @@ static void rx_fix_fini(struct rx_fix *f)
 	free(f->q.sh);
 	free(f->q.lc);
 	free(f->q.cqe);
+	free(f->q.meta);
 	free(f->pool);
 }
 
@@ -61,10 +64,9 @@ static uint32_t rx_produce(struct rx_fix *f, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t idx = f->prod + i;
 		struct gnio_rx_cqe *c = &f->q.cqe[idx & f->q.mask];
-		c->buf_off = idx * 3 + 1;
-		c->len = (uint32_t)(idx % 1500) + 14;
-		c->flags = (uint32_t)(idx & 1);
 		c->ts_ns = idx ^ 0x5a5a5a5aull;
+		gnio_rx_ring_post(c, gnio_rx_meta_make(idx, f->q.size_log2, idx * 3 + 1, (uint32_t)(idx % 1500) + 14,
+						      (uint32_t)(idx & 1)));
 	}
 	if (n) {
 		f->prod += n;
@@ -75,11 +77,12 @@ static uint32_t rx_produce(struct rx_fix *f, uint32_t n)
 
 static void rx_check_entry(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
 {
-	const struct gnio_rx_cqe *c = gnio_rx_ring_cqe(q, idx);
-	if (c->buf_off != idx * 3 + 1 || c->len != (uint32_t)(idx % 1500) + 14 || c->flags != (uint32_t)(idx & 1) ||
-	    c->ts_ns != (idx ^ 0x5a5a5a5aull))
+	/* what the receive handed out: its local copy of the completion word */
+	const uint64_t m = gnio_rx_ring_meta(q, idx);
+	if (gnio_rx_meta_off(m) != idx * 3 + 1 || gnio_rx_meta_len(m) != (uint32_t)(idx % 1500) + 14 ||
+	    gnio_rx_meta_flags(m) != (uint32_t)(idx & 1) || gnio_rx_ring_cqe(q, idx)->ts_ns != (idx ^ 0x5a5a5a5aull))
 		fail_msg("RX entry %llu has wrong content (buf_off %llu len %u)", (unsigned long long)idx,
-			 (unsigned long long)c->buf_off, c->len);
+			 (unsigned long long)gnio_rx_meta_off(m), gnio_rx_meta_len(m));
 }
 
 #define TX_KEY 0x6e000042u
@@ -222,6 +225,73 @@ static void test_rx_wraparound(void **state)
 		assert_true(f.prod - gnio_load_acquire_u64(&f.q.sh->cons) <= 8);
 	}
 	assert_true(f.prod >= expect);
+	rx_fix_fini(&f);
+}
+
+/* A completion is ready only with the phase of its own lap: the entry left
+ * from the lap before, zeroed memory, and a later entry posted ahead of an
+ * earlier one never make the consumer take too much. */
+static void test_rx_phase(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 8, 1);
+	uint64_t first;
+	/* lap 0 ready means phase 1; zeroed memory is not ready */
+	assert_false(gnio_rx_meta_ready(0, 0, 3));
+	assert_true(gnio_rx_meta_ready(gnio_rx_meta_make(5, 3, 0, 60, 0), 5, 3));
+	/* the same slot one lap later: the old word is stale */
+	assert_false(gnio_rx_meta_ready(gnio_rx_meta_make(5, 3, 0, 60, 0), 13, 3));
+	assert_true(gnio_rx_meta_ready(gnio_rx_meta_make(13, 3, 0, 60, 0), 13, 3));
+	/* fields round-trip at their widths */
+	uint64_t m = gnio_rx_meta_make(21, 3, GNIO_RX_META_OFF_MASK, GNIO_RX_META_LEN_MAX, 7);
+	assert_true(gnio_rx_meta_off(m) == GNIO_RX_META_OFF_MASK);
+	assert_int_equal(gnio_rx_meta_len(m), GNIO_RX_META_LEN_MAX);
+	assert_int_equal(gnio_rx_meta_flags(m), 7);
+
+	/* entry 1 posted before entry 0: nothing to take yet */
+	gnio_rx_ring_post(&f.q.cqe[1], gnio_rx_meta_make(1, 3, 64, 60, 0));
+	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 0);
+	gnio_rx_ring_post(&f.q.cqe[0], gnio_rx_meta_make(0, 3, 0, 61, 0));
+	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 2);
+	assert_int_equal(first, 0);
+	assert_int_equal(gnio_gpu_dev_eth_rxq_get_pkt_bytes(&f.q, 0), 61);
+	assert_int_equal(gnio_gpu_dev_eth_rxq_get_pkt_bytes(&f.q, 1), 60);
+	gnio_rx_ring_release(&f.q);
+	/* lap 1 of slots 0 and 1 still hold lap-0 words: not taken again */
+	f.prod = 2;
+	f.cached_cons = 2;
+	assert_int_equal(rx_produce(&f, 6), 6); /* entries 2..7 */
+	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 6);
+	assert_int_equal(first, 2);
+	gnio_rx_ring_release(&f.q);
+	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 0); /* 8 and 9: slots 0, 1 stale */
+	assert_int_equal(rx_produce(&f, 1), 1);                  /* entry 8 */
+	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 1);
+	assert_int_equal(first, 8);
+	rx_check_entry(&f.q, 8);
+	rx_fix_fini(&f);
+}
+
+/* An idle receive loop writes nothing: the release is stored only when
+ * there is a new batch to give back. */
+static void test_rx_release_only_new(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 8, 1);
+	uint64_t first;
+	uint32_t n;
+	assert_int_equal(rx_produce(&f, 3), 3);
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 8, 1, &first, &n, NULL));
+	assert_int_equal(n, 3);
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 8, 1, &first, &n, NULL));
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 3);
+	/* poison the shared word: an idle receive must not rewrite it */
+	__atomic_store_n(&f.q.sh->cons, 777, __ATOMIC_RELEASE);
+	for (int i = 0; i < 10; i++)
+		assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 8, 1, &first, &n, NULL));
+	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 777);
 	rx_fix_fini(&f);
 }
 
@@ -490,10 +560,10 @@ static void test_rx_stress_two_threads(void **state)
 			break;
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			const struct gnio_rx_cqe *c = gnio_rx_ring_cqe(&f.q, first + i);
 			uint64_t idx = first + i;
-			if (c->buf_off != idx * 3 + 1 || c->len != (uint32_t)(idx % 1500) + 14 ||
-			    c->ts_ns != (idx ^ 0x5a5a5a5aull))
+			const uint64_t m = gnio_rx_ring_meta(&f.q, idx);
+			if (gnio_rx_meta_off(m) != idx * 3 + 1 || gnio_rx_meta_len(m) != (uint32_t)(idx % 1500) + 14 ||
+			    gnio_rx_ring_cqe(&f.q, idx)->ts_ns != (idx ^ 0x5a5a5a5aull))
 				bad++;
 		}
 		expect += n;
@@ -606,6 +676,8 @@ int main(void)
 		cmocka_unit_test(test_rx_empty),
 		cmocka_unit_test(test_rx_publish_take),
 		cmocka_unit_test(test_rx_wraparound),
+		cmocka_unit_test(test_rx_phase),
+		cmocka_unit_test(test_rx_release_only_new),
 		cmocka_unit_test(test_rx_full_until_released),
 		cmocka_unit_test(test_rx_release_on_next_recv),
 		cmocka_unit_test(test_rx_no_pool_bad_state),

@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"                    (default auto: on for the generator at rate 0 and the null wire)\n"
 		"  --mem cpu_gpu|gpu RX payload placement (default cpu_gpu: pinned host memory)\n"
 		"  --recv-scope thread|warp|block  CUDA recv scope (default block)\n"
-		"  --send-scope thread|warp|block  echo/fwd send scope (default: echo thread, fwd block)\n"
+		"  --send-scope thread|warp|block  echo/fwd send scope, at most --recv-scope (default: the same)\n"
 		"  --threads N       CUDA threads per block (default 256)\n"
 		"  --queues N        RX queues, each with its own ring, proxy thread and kernel\n"
 		"                    (default 1, at most 16)\n"
@@ -381,8 +381,14 @@ int run_opts_check(struct run_opts *o)
 		return GNIO_EXIT_USAGE;
 	}
 	o->app = gnio_app_find(o->app_name);
+	/* Sending at the receive scope keeps the frames in order. */
 	if (o->send_scope < 0)
-		o->send_scope = !strcmp(o->app->name, "fwd") ? GNIO_APP_SCOPE_BLOCK : GNIO_APP_SCOPE_THREAD;
+		o->send_scope = o->recv_scope;
+	if (o->send_scope > o->recv_scope) {
+		fprintf(stderr, "gnio run: %s: a send scope wider than the receive scope (%s) has no group to send as\n",
+			run_opt_where(o, RUN_OPT_SEND_SCOPE, where, sizeof(where)), scope_name(o->recv_scope));
+		return GNIO_EXIT_USAGE;
+	}
 	o->is_sw = !strncmp(o->wire, "sw:", 3);
 	gnio_gen_cfg_init(&o->gen);
 	gnio_gen_proto_parse(o->proto, &o->gen.proto); /* checked when set */

@@ -61,7 +61,11 @@ struct gnio_app_args {
 	uint32_t blocks;              /* CUDA: blocks (one queue each; 1 today) */
 	uint32_t threads;             /* CUDA: threads per block (0: default) */
 	int recv_scope;               /* GNIO_APP_SCOPE_* */
-	int send_scope;               /* GNIO_APP_SCOPE_*: echo and fwd sends */
+	/* GNIO_APP_SCOPE_*: echo and fwd sends, at most recv_scope (a wider
+	 * one is narrowed to it). Sending at recv_scope keeps the frames in
+	 * arrival order; THREAD sends from a WARP or BLOCK receive reserve one
+	 * descriptor per thread, in whatever order the threads get there. */
+	int send_scope;
 };
 
 struct gnio_app {

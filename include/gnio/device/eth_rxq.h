@@ -31,47 +31,73 @@
 
 /* ------------------------------------------------------- implementation -- */
 
-/* One thread takes frames for the consumer group. */
-GNIO_DEV gnio_error_t gnio_rxq_recv_one(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
-					uint64_t *first, uint32_t *count)
+/* Checks and the clamp every receive applies. */
+GNIO_DEV gnio_error_t gnio_rxq_recv_check(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
+					  uint32_t *want)
 {
-	*count = 0;
-	*first = GNIO_GPUNETIO_ETH_RX_NO_PKT;
 	if (GNIO_UNLIKELY(q->pool == NULL))
 		return GNIO_ERROR_BAD_STATE; /* no payload pool was registered */
 	if (GNIO_UNLIKELY(max == 0 && timeout_ns == 0))
 		return GNIO_ERROR_INVALID_VALUE;
+	*want = (max == 0 || max > q->size) ? q->size : max;
+	return GNIO_SUCCESS;
+}
+
+/* Whether a receive that has n of want goes on polling: not when full, not
+ * for a look-once (timeout 1), not past the timeout. *start is set on the
+ * first call that has to wait. */
+GNIO_DEV int gnio_rxq_keep_polling(uint32_t n, uint32_t want, uint64_t timeout_ns, uint64_t *start)
+{
+	if (n >= want || timeout_ns == 1)
+		return 0;
+	uint64_t now = gnio_gpu_dev_time_ns();
+	if (!*start)
+		*start = now;
+	else if (timeout_ns && now - *start >= timeout_ns)
+		return 0;
+	return 1;
+}
+
+/* The thread form (and every form on the CPU device): this thread polls the
+ * completions, GNIO_RX_SCAN_MAX at a time. */
+GNIO_DEV gnio_error_t gnio_rxq_recv_one(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
+					uint64_t *first, uint32_t *count)
+{
+	uint32_t want, n = 0;
+	*count = 0;
+	*first = GNIO_GPUNETIO_ETH_RX_NO_PKT;
+	gnio_error_t err = gnio_rxq_recv_check(q, max, timeout_ns, &want);
+	if (err != GNIO_SUCCESS)
+		return err;
 	/* The previous batch goes back first: whatever the consumer still had. */
 	gnio_rx_ring_release(q);
 	struct gnio_rx_ring_local *lc = q->lc;
-	const uint32_t want = (max == 0 || max > q->size) ? q->size : max;
 	const uint64_t head = lc->head;
-	uint64_t prod = lc->cached_prod;
-	if (prod - head < want) {
-		/* ACQUIRE(rx.prod) pairs with the proxy's RELEASE(rx.prod) in
-		 * gnio_rx_ring_publish(): completions and payload bytes written
-		 * before the publish are visible to the reads that follow. */
-		prod = gnio_load_acquire_u64(&q->sh->prod);
-		if (prod - head < want && timeout_ns != 1) {
-			const uint64_t start = gnio_gpu_dev_time_ns();
+	uint64_t start = 0;
 #if !GNIO_ON_GPU
-			unsigned spins = 0;
+	unsigned spins = 0;
 #endif
-			do {
-				gnio_cpu_relax();
-#if !GNIO_ON_GPU
-				/* A CPU-device kernel shares cores with the proxies
-				 * that feed it: after a short spin, let them run. */
-				if (++spins > 64)
-					sched_yield();
-#endif
-				prod = gnio_load_acquire_u64(&q->sh->prod); /* same pair as above */
-			} while (prod - head < want && (timeout_ns == 0 || gnio_gpu_dev_time_ns() - start < timeout_ns));
+	for (;;) {
+		while (n < want) {
+			uint32_t w = want - n < GNIO_RX_SCAN_MAX ? want - n : GNIO_RX_SCAN_MAX;
+			uint32_t got = gnio_rx_ring_scan(q, head + n, w, 1);
+			n += got;
+			if (got < w)
+				break;
 		}
-		lc->cached_prod = prod;
+		if (!gnio_rxq_keep_polling(n, want, timeout_ns, &start))
+			break;
+		gnio_cpu_relax();
+#if !GNIO_ON_GPU
+		/* A CPU-device kernel shares cores with the proxies that feed
+		 * it: after a short spin, let them run. */
+		if (++spins > 64)
+			sched_yield();
+#endif
 	}
-	uint64_t avail = prod - head;
-	uint32_t n = avail < (uint64_t)want ? (uint32_t)avail : want;
+	/* Completes the acquire of every completion scanned: their payload
+	 * bytes are visible to what follows. */
+	gnio_fence_acquire_sys();
 	lc->head = head + n;
 	if (n)
 		*first = head;
@@ -84,9 +110,8 @@ GNIO_DEV void gnio_rxq_fill_attr(const struct gnio_gpu_eth_rxq *q, uint64_t firs
 				 struct gnio_gpu_dev_eth_rxq_attr *attr, uint32_t start, uint32_t step)
 {
 	for (uint32_t i = start; i < n; i += step) {
-		const struct gnio_rx_cqe *c = gnio_rx_ring_cqe(q, first + i);
-		attr[i].timestamp_ns = c->ts_ns;
-		attr[i].bytes = c->len;
+		attr[i].timestamp_ns = gnio_rx_ring_cqe(q, first + i)->ts_ns;
+		attr[i].bytes = gnio_rx_meta_len(gnio_rx_ring_meta(q, first + i));
 		attr[i].padding = 0;
 	}
 }
@@ -102,65 +127,158 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_thread_impl(const struct gnio_gpu_eth_rxq *q
 }
 
 #if GNIO_ON_GPU
-/* Lane 0 receives for the warp; every lane gets the same result and fills
- * its share of the attributes. All 32 lanes must call. The previous batch is
- * released only once every lane is here. */
+/* Completions each member of a group scans per poll once frames flow: a
+ * warp looks at 128, a block of 256 threads at 1024, in one PCIe round trip
+ * (a thread keeps about four loads in flight). */
+#define GNIO_RX_GROUP_SCAN 4u
+
+/* This member's part of one poll of the group: entries [base, base + range)
+ * with stride `width`. Returns the first entry it found not ready (relative
+ * to base), or range when all its entries were ready. */
+GNIO_DEV uint32_t gnio_rxq_scan_member(const struct gnio_gpu_eth_rxq *q, uint64_t base, uint32_t range,
+				       uint32_t rank, uint32_t width)
+{
+	if (rank >= range)
+		return range;
+	uint32_t mine = (range - rank + width - 1u) / width; /* entries of this member */
+	uint32_t ready = gnio_rx_ring_scan(q, base + rank, mine, width);
+	return ready == mine ? range : rank + ready * width;
+}
+
+GNIO_DEV uint32_t gnio_warp_min_u32(uint32_t v)
+{
+	for (uint32_t o = 16; o; o >>= 1) {
+		uint32_t w = __shfl_xor_sync(0xffffffffu, v, o);
+		v = w < v ? w : v;
+	}
+	return v;
+}
+
+/* All 32 lanes call and poll together; every lane gets the same result and
+ * fills its share of the attributes. The previous batch is released only
+ * once every lane is here. */
 GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
 					      uint64_t *first, uint32_t *count,
 					      struct gnio_gpu_dev_eth_rxq_attr *attr)
 {
-	uint32_t err = 0, n = 0;
-	unsigned long long f = GNIO_GPUNETIO_ETH_RX_NO_PKT;
 	const uint32_t lane = threadIdx.x & 31u;
+	uint32_t want, n = 0;
+	*first = GNIO_GPUNETIO_ETH_RX_NO_PKT;
+	*count = 0;
+	gnio_error_t err = gnio_rxq_recv_check(q, max, timeout_ns, &want);
+	if (err != GNIO_SUCCESS)
+		return err;
 	__syncwarp();
-	if (lane == 0) {
-		uint64_t f64;
-		err = (uint32_t)gnio_rxq_recv_one(q, max, timeout_ns, &f64, &n);
-		f = f64;
+	if (lane == 0)
+		gnio_rx_ring_release(q);
+	const uint64_t head = q->lc->head; /* read by every lane before lane 0 moves it */
+	uint64_t start = 0;
+	uint32_t per = 1; /* entries per lane and poll: one while waiting, more once frames flow */
+	for (;;) {
+		while (n < want) {
+			uint32_t range = want - n < 32u * per ? want - n : 32u * per;
+			uint32_t got = gnio_warp_min_u32(gnio_rxq_scan_member(q, head + n, range, lane, 32u));
+			n += got;
+			if (got < range)
+				break;
+			per = GNIO_RX_GROUP_SCAN;
+		}
+		/* lane 0's clock decides, so the warp stays together */
+		int more = 0;
+		if (lane == 0)
+			more = gnio_rxq_keep_polling(n, want, timeout_ns, &start);
+		if (!__shfl_sync(0xffffffffu, more, 0))
+			break;
+		gnio_cpu_relax();
 	}
-	err = __shfl_sync(0xffffffffu, err, 0);
-	n = __shfl_sync(0xffffffffu, n, 0);
-	f = __shfl_sync(0xffffffffu, f, 0);
+	gnio_fence_acquire_sys();
+	__syncwarp(); /* every lane's local meta copies are written */
+	if (lane == 0)
+		q->lc->head = head + n;
 	if (attr && n)
-		gnio_rxq_fill_attr(q, f, n, attr, lane, 32);
-	*first = f;
+		gnio_rxq_fill_attr(q, head, n, attr, lane, 32);
+	*first = n ? head : GNIO_GPUNETIO_ETH_RX_NO_PKT;
 	*count = n;
 	__syncwarp(); /* outputs and attributes written before any lane reads them */
-	return (gnio_error_t)err;
+	return GNIO_SUCCESS;
 }
 
-/* Thread 0 receives for the block; all threads of the block must call it. The
- * outputs may point to __shared__ variables (as DOCA's block receive needs,
- * written by thread 0 only) or to each thread's own variables; a barrier
- * ends the call. */
+/* Every thread of the block polls; all threads must call it. The outputs
+ * may point to __shared__ variables (as DOCA's block receive needs, written
+ * by thread 0 only) or to each thread's own variables; a barrier ends the
+ * call. */
 GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
 					       uint64_t *first, uint32_t *count,
 					       struct gnio_gpu_dev_eth_rxq_attr *attr)
 {
-	__shared__ uint64_t s_first;
-	__shared__ uint32_t s_count, s_err;
+	__shared__ uint32_t s_min, s_more;
+	__shared__ uint64_t s_head;
 	const uint32_t tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 	const uint32_t nthr = blockDim.x * blockDim.y * blockDim.z;
+	uint32_t want, n = 0;
+	gnio_error_t err = gnio_rxq_recv_check(q, max, timeout_ns, &want);
+	if (err != GNIO_SUCCESS) {
+		if (tid == 0 || !__isShared(first))
+			*first = GNIO_GPUNETIO_ETH_RX_NO_PKT;
+		if (tid == 0 || !__isShared(count))
+			*count = 0;
+		__syncthreads();
+		return err;
+	}
 	/* Every thread is done with the previous batch before thread 0
 	 * releases it (and before s_* are rewritten). */
 	__syncthreads();
-	if (tid == 0)
-		s_err = (uint32_t)gnio_rxq_recv_one(q, max, timeout_ns, &s_first, &s_count);
+	if (tid == 0) {
+		gnio_rx_ring_release(q);
+		s_head = q->lc->head;
+	}
 	__syncthreads();
-	const uint64_t f = s_first;
-	const uint32_t n = s_count;
-	const gnio_error_t err = (gnio_error_t)s_err;
+	const uint64_t head = s_head;
+	/* One entry per thread and poll while waiting (the poll is a round trip
+	 * either way, and looking far ahead only loads the link); up to
+	 * GNIO_RX_GROUP_SCAN once a poll found every entry ready. */
+	uint32_t per_poll = nthr;
+	uint64_t start = 0;
+	for (;;) {
+		while (n < want) {
+			uint32_t range = want - n < per_poll ? want - n : per_poll;
+			if (tid == 0)
+				s_min = range;
+			__syncthreads();
+			uint32_t mine = gnio_rxq_scan_member(q, head + n, range, tid, nthr);
+			if (mine < range)
+				atomicMin(&s_min, mine);
+			__syncthreads();
+			uint32_t got = s_min;
+			__syncthreads(); /* s_min read by all before the next poll resets it */
+			n += got;
+			if (got < range)
+				break;
+			per_poll = nthr * GNIO_RX_GROUP_SCAN;
+		}
+		if (tid == 0)
+			s_more = gnio_rxq_keep_polling(n, want, timeout_ns, &start);
+		__syncthreads();
+		const int more = s_more;
+		__syncthreads();
+		if (!more)
+			break;
+		gnio_cpu_relax();
+	}
+	gnio_fence_acquire_sys();
+	__syncthreads(); /* every thread's local meta copies are written */
+	if (tid == 0)
+		q->lc->head = head + n;
 	if (attr && n)
-		gnio_rxq_fill_attr(q, f, n, attr, tid, nthr);
-	__syncthreads(); /* every thread has read s_* and written its attributes */
+		gnio_rxq_fill_attr(q, head, n, attr, tid, nthr);
 	/* Outputs in shared memory are written once, by thread 0; outputs in
 	 * each thread's own memory by every thread. */
 	if (tid == 0 || !__isShared(first))
-		*first = f;
+		*first = n ? head : GNIO_GPUNETIO_ETH_RX_NO_PKT;
 	if (tid == 0 || !__isShared(count))
 		*count = n;
-	__syncthreads(); /* shared outputs hold their values before anyone reads them */
-	return err;
+	__syncthreads(); /* outputs and attributes hold before anyone reads them */
+	return GNIO_SUCCESS;
 }
 
 GNIO_DEV void gnio_rxq_release_warp_impl(const struct gnio_gpu_eth_rxq *q)
@@ -280,15 +398,18 @@ GNIO_DEV void gnio_gpu_dev_eth_rxq_release_block(const struct gnio_gpu_eth_rxq *
 
 /* ---------------------------------------------------------- the frames -- */
 
-/* Address of frame packet_idx of a batch (DOCA returns it as an integer). */
+/* Address of frame packet_idx of a batch (DOCA returns it as an integer).
+ * The frame accessors read the receive's local copy of the completion: no
+ * PCIe round trip. */
 GNIO_DEV uint64_t gnio_gpu_dev_eth_rxq_get_pkt_addr(const struct gnio_gpu_eth_rxq *rxq, uint64_t packet_idx)
 {
-	return (uint64_t)(uintptr_t)(rxq->pool + gnio_rx_ring_cqe(rxq, packet_idx)->buf_off);
+	return (uint64_t)(uintptr_t)(rxq->pool + gnio_rx_meta_off(gnio_rx_ring_meta(rxq, packet_idx)));
 }
 GNIO_DEV uint32_t gnio_gpu_dev_eth_rxq_get_pkt_bytes(const struct gnio_gpu_eth_rxq *rxq, uint64_t packet_idx)
 {
-	return gnio_rx_ring_cqe(rxq, packet_idx)->len;
+	return gnio_rx_meta_len(gnio_rx_ring_meta(rxq, packet_idx));
 }
+/* The arrival time is in the completion itself (host memory): one read. */
 GNIO_DEV uint64_t gnio_gpu_dev_eth_rxq_get_pkt_ts(const struct gnio_gpu_eth_rxq *rxq, uint64_t packet_idx)
 {
 	return gnio_rx_ring_cqe(rxq, packet_idx)->ts_ns;
@@ -296,17 +417,15 @@ GNIO_DEV uint64_t gnio_gpu_dev_eth_rxq_get_pkt_ts(const struct gnio_gpu_eth_rxq 
 /* The key of the RX pool, to send a received frame in place. */
 GNIO_DEV uint32_t gnio_gpu_dev_eth_rxq_get_pkt_mkey(const struct gnio_gpu_eth_rxq *rxq) { return rxq->pkt_mkey; }
 
-/* gnio: address, length and arrival time in one read of the completion. */
+/* gnio: address and length (and with ts_ns, the arrival time) at once. */
 GNIO_DEV void gnio_gpu_dev_eth_rxq_get_pkt(const struct gnio_gpu_eth_rxq *rxq, uint64_t packet_idx, uint8_t **addr,
 					   uint32_t *len, uint64_t *ts_ns)
 {
-	const struct gnio_rx_cqe *c = gnio_rx_ring_cqe(rxq, packet_idx);
-	uint64_t off = c->buf_off;
-	uint32_t l = c->len;
+	const uint64_t meta = gnio_rx_ring_meta(rxq, packet_idx);
 	if (ts_ns)
-		*ts_ns = c->ts_ns;
-	*addr = rxq->pool + off;
-	*len = l;
+		*ts_ns = gnio_rx_ring_cqe(rxq, packet_idx)->ts_ns;
+	*addr = rxq->pool + gnio_rx_meta_off(meta);
+	*len = gnio_rx_meta_len(meta);
 }
 
 #endif /* GNIO_DEVICE_ETH_RXQ_H */

@@ -106,6 +106,9 @@ GNIO_HD void gnio_fetch_max_dev_u64(uint64_t *p, uint64_t v)
 	atomicMax((unsigned long long *)p, (unsigned long long)v);
 }
 GNIO_HD void gnio_cpu_relax(void) { __nanosleep(32); }
+/* After relaxed loads that observed a release store: the acquire half of
+ * the pair, once for a whole batch of loads (PTX's fence-based acquire). */
+GNIO_HD void gnio_fence_acquire_sys(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 
 #else /* host C, CPU device */
 
@@ -118,6 +121,7 @@ GNIO_HD void gnio_store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n(
 GNIO_HD void gnio_store_relaxed_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 GNIO_HD void gnio_store_relaxed_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 GNIO_HD uint64_t gnio_load_acquire_dev_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+GNIO_HD void gnio_fence_acquire_sys(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 GNIO_HD void gnio_store_release_dev_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 GNIO_HD uint64_t gnio_fetch_add_dev_u64(uint64_t *p, uint64_t v)
 {

@@ -34,16 +34,53 @@
 #define GNIO_RX_F_TRUNCATED 0x1u /* never set today: oversize frames are dropped */
 #define GNIO_RX_F_TS_HW     0x2u /* timestamp came from the wire, not the proxy */
 
+/*
+ * An RX completion. Everything the consumer needs to find the frame is in one
+ * 64-bit word, `meta`, read in a single access (single-copy atomic on both
+ * sides), so polling the completion itself is the handshake: no separate
+ * index read before it, one PCIe round trip per poll instead of two.
+ *
+ *   meta bit 63      phase: 1 on the ring's even laps, 0 on odd ones. A
+ *                    completion is ready when its phase is the one of its
+ *                    index's lap; the entry left from the lap before has the
+ *                    other phase, and zeroed memory is "not ready" on lap 0.
+ *   meta bits 60-62  GNIO_RX_F_*
+ *   meta bits 40-59  frame length (< 1 MiB)
+ *   meta bits 0-39   frame start, bytes from the pool base (< 1 TiB)
+ */
 struct gnio_rx_cqe {
-	uint64_t buf_off; /* frame start, bytes from the pool base */
-	uint32_t len;     /* frame length, no FCS */
-	uint32_t flags;   /* GNIO_RX_F_* */
-	uint64_t ts_ns;   /* arrival time, CLOCK_REALTIME nanoseconds */
-	uint64_t rsvd;
+	uint64_t meta;
+	uint64_t ts_ns; /* arrival time, CLOCK_REALTIME nanoseconds */
 };
 
+#define GNIO_RX_META_PHASE      (1ull << 63)
+#define GNIO_RX_META_FLAG_SHIFT 60
+#define GNIO_RX_META_LEN_SHIFT  40
+#define GNIO_RX_META_LEN_MAX    ((1u << 20) - 1u)
+#define GNIO_RX_META_OFF_MASK   ((1ull << 40) - 1ull)
+
+GNIO_HD uint64_t gnio_rx_meta_phase(uint64_t idx, uint32_t size_log2)
+{
+	return ((idx >> size_log2) & 1u) ? 0 : GNIO_RX_META_PHASE;
+}
+/* The ready completion word of entry idx. */
+GNIO_HD uint64_t gnio_rx_meta_make(uint64_t idx, uint32_t size_log2, uint64_t buf_off, uint32_t len, uint32_t flags)
+{
+	return gnio_rx_meta_phase(idx, size_log2) | ((uint64_t)(flags & 7u) << GNIO_RX_META_FLAG_SHIFT) |
+	       ((uint64_t)(len & GNIO_RX_META_LEN_MAX) << GNIO_RX_META_LEN_SHIFT) | (buf_off & GNIO_RX_META_OFF_MASK);
+}
+GNIO_HD int gnio_rx_meta_ready(uint64_t meta, uint64_t idx, uint32_t size_log2)
+{
+	return (meta & GNIO_RX_META_PHASE) == gnio_rx_meta_phase(idx, size_log2);
+}
+GNIO_HD uint64_t gnio_rx_meta_off(uint64_t meta) { return meta & GNIO_RX_META_OFF_MASK; }
+GNIO_HD uint32_t gnio_rx_meta_len(uint64_t meta) { return (uint32_t)(meta >> GNIO_RX_META_LEN_SHIFT) & GNIO_RX_META_LEN_MAX; }
+GNIO_HD uint32_t gnio_rx_meta_flags(uint64_t meta) { return (uint32_t)(meta >> GNIO_RX_META_FLAG_SHIFT) & 7u; }
+
 struct gnio_rx_ring_shared {
-	/* Written by the proxy only: count of completions published. */
+	/* Written by the proxy only: count of completions published. The
+	 * consumer polls the completions themselves; prod is for the host
+	 * (statistics, tests). */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t prod;
 	/* Written by the consumer only: completions below this index are released,
 	 * their slots and pool bytes may be reused by the proxy. */
@@ -54,7 +91,7 @@ struct gnio_rx_ring_local {
 	/* Consumer-private: next completion to hand out. [cons, head) is the batch
 	 * the consumer is working on. */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t head;
-	uint64_t cached_prod; /* last prod seen; saves a PCIe read per recv */
+	uint64_t released; /* last value stored to sh->cons: release only what is new */
 };
 
 /* The GPU handle of an RX queue (DOCA: doca_gpu_eth_rxq). Immutable once the
@@ -63,45 +100,87 @@ struct gnio_gpu_eth_rxq {
 	struct gnio_rx_ring_shared *sh;
 	struct gnio_rx_ring_local *lc;
 	struct gnio_rx_cqe *cqe;
+	/* Consumer-local copy of the meta words handed out (device memory), so
+	 * reading a frame's address and length after a recv costs no PCIe
+	 * round trip. Written by the receive, read by the whole group. */
+	uint64_t *meta;
 	uint8_t *pool;      /* NULL when no pool was registered: recv says BAD_STATE */
 	uint64_t pool_size;
 	uint32_t size;      /* entries, power of two */
 	uint32_t mask;
+	uint32_t size_log2;
 	uint32_t slot_size; /* bytes per pool slot (cyclic wires) */
 	uint32_t queue_id;
 	uint32_t pkt_mkey;  /* key of the RX pool, for sending a frame in place */
 };
 
 /* Consumer: release the batch handed out last time, so the proxy may reuse its
- * entries and pool bytes. */
+ * entries and pool bytes. Stores only when there is something new: an idle
+ * poll loop then writes nothing across PCIe. */
 GNIO_HD void gnio_rx_ring_release(const struct gnio_gpu_eth_rxq *q)
 {
+	struct gnio_rx_ring_local *lc = q->lc;
+	if (lc->released == lc->head)
+		return;
+	lc->released = lc->head;
 	/* RELEASE(rx.cons) pairs with the proxy's ACQUIRE(rx.cons) in
 	 * gnio_rx_ring_free_slots(): every read of the batch [cons, head) by the
 	 * consumer happens before the proxy may overwrite those slots. */
-	gnio_store_release_u64(&q->sh->cons, q->lc->head);
+	gnio_store_release_u64(&q->sh->cons, lc->head);
 }
 
-/* Consumer: take up to max new entries. Returns how many, starting at *first;
- * 0 if none. Reads the proxy's index only when the cached copy is used up. */
+/* Consumer: look at up to n completions from idx on, issuing every load
+ * before using any (one round trip for all of them). Stores the ready prefix
+ * into the local copy and returns its length. The caller follows with
+ * gnio_fence_acquire_sys() before it reads a payload. Loads: relaxed, paired
+ * with RELEASE(rx.meta) in gnio_rx_ring_post(); the fence completes the
+ * acquire. */
+/* A GPU thread keeps about four loads of host memory in flight at once
+ * (bench/pcie_probe: 4 loads cost one round trip, 16 cost three). */
+#define GNIO_RX_SCAN_MAX 4u
+GNIO_HD uint32_t gnio_rx_ring_scan(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t n, uint32_t stride)
+{
+	/* Constant trip counts and no early exit: m[] stays in registers and
+	 * the loads do not wait for one another. */
+	uint64_t m[GNIO_RX_SCAN_MAX];
+	uint32_t ready = 0, stopped = 0;
+	GNIO_UNROLL
+	for (uint32_t k = 0; k < GNIO_RX_SCAN_MAX; k++)
+		m[k] = k < n ? gnio_load_relaxed_u64(&q->cqe[(idx + (uint64_t)k * stride) & q->mask].meta) : 0;
+	GNIO_UNROLL
+	for (uint32_t k = 0; k < GNIO_RX_SCAN_MAX; k++) {
+		const uint64_t i = idx + (uint64_t)k * stride;
+		stopped |= k >= n || !gnio_rx_meta_ready(m[k], i, q->size_log2);
+		if (!stopped) {
+			q->meta[i & q->mask] = m[k];
+			ready++;
+		}
+	}
+	return ready;
+}
+
+/* Consumer (one thread): take up to max ready entries. Returns how many,
+ * starting at *first; 0 if none. */
 GNIO_HD uint32_t gnio_rx_ring_take(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t *first)
 {
 	struct gnio_rx_ring_local *lc = q->lc;
 	uint64_t head = lc->head;
-	uint64_t prod = lc->cached_prod;
-	if (prod == head) {
-		/* ACQUIRE(rx.prod) pairs with the proxy's RELEASE(rx.prod) in
-		 * gnio_rx_ring_publish(): completions and payload bytes written
-		 * before the publish are visible to the reads that follow. */
-		prod = gnio_load_acquire_u64(&q->sh->prod);
-		lc->cached_prod = prod;
+	uint32_t n = 0;
+	while (n < max) {
+		uint32_t want = max - n < GNIO_RX_SCAN_MAX ? max - n : GNIO_RX_SCAN_MAX;
+		uint32_t got = gnio_rx_ring_scan(q, head + n, want, 1);
+		n += got;
+		if (got < want)
+			break;
 	}
-	uint64_t avail = prod - head;
-	uint32_t n = avail < (uint64_t)max ? (uint32_t)avail : max;
+	gnio_fence_acquire_sys();
 	*first = head;
 	lc->head = head + n;
 	return n;
 }
+
+/* Consumer: the meta word of an entry handed out by a receive. */
+GNIO_HD uint64_t gnio_rx_ring_meta(const struct gnio_gpu_eth_rxq *q, uint64_t idx) { return q->meta[idx & q->mask]; }
 
 GNIO_HD const struct gnio_rx_cqe *gnio_rx_ring_cqe(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
 {
@@ -122,10 +201,20 @@ GNIO_HD uint32_t gnio_rx_ring_free_slots(struct gnio_rx_ring_shared *sh, uint64_
 	return (uint32_t)(size - used);
 }
 
+/* Producer: make completion c ready. Its ts_ns and the frame's payload were
+ * written before. */
+GNIO_HD void gnio_rx_ring_post(struct gnio_rx_cqe *c, uint64_t meta)
+{
+	/* RELEASE(rx.meta): payload and ts_ns before the meta word; pairs with
+	 * the consumer's relaxed load plus gnio_fence_acquire_sys() in
+	 * gnio_rx_ring_scan()'s callers. */
+	gnio_store_release_u64(&c->meta, meta);
+}
+
 GNIO_HD void gnio_rx_ring_publish(struct gnio_rx_ring_shared *sh, uint64_t new_prod)
 {
-	/* RELEASE(rx.prod): completions [old prod, new_prod) and their payload
-	 * were written before this store; pairs with ACQUIRE(rx.prod) above. */
+	/* RELEASE(rx.prod): for host readers of the count; completions were
+	 * posted one by one before. */
 	gnio_store_release_u64(&sh->prod, new_prod);
 }
 
@@ -340,6 +429,14 @@ GNIO_HD void gnio_tx_ring_complete(struct gnio_tx_ring_shared *sh, uint64_t new_
 	/* RELEASE(tx.done): the proxy's reads of those slots happen before;
 	 * pairs with ACQUIRE(tx.done) in gnio_tx_ring_room() and completions. */
 	gnio_store_release_u64(&sh->done, new_done);
+}
+
+/* Sender, after AGAIN: the completion count the failed reservation saw (it
+ * refreshed the cached copy), to wait for it to move. Device memory: no
+ * PCIe read. */
+GNIO_HD uint64_t gnio_tx_ring_seen_done(const struct gnio_gpu_eth_txq *q)
+{
+	return gnio_load_acquire_dev_u64(&q->lc->cached_done);
 }
 
 GNIO_HD uint64_t gnio_tx_ring_done(const struct gnio_gpu_eth_txq *q)

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/pcie_probe.cu - what a GPU thread pays to reach pinned host memory,
+ * the costs the ring protocol is built from (docs/PERFORMANCE.md):
+ *
+ *   - one load, acquire or relaxed, at system scope (a PCIe round trip);
+ *   - N relaxed loads of different lines issued back to back by one thread:
+ *     do they overlap (one round trip) or follow one another (N)?
+ *   - the same with 16-byte vector loads, and with N threads of a warp
+ *     loading one line each;
+ *   - a release store, and a system-scope fence after plain stores;
+ *   - the echo floor: a host thread posts a 64-byte frame and a completion
+ *     word in pinned memory, one GPU thread polls the word, swaps the frame's
+ *     MACs in place and releases a tag, the host thread spins on the tag.
+ *     The ring protocol's own round trip, without proxies or wires.
+ *
+ * One thread (or one warp) times R repetitions of each pattern with clock64
+ * and prints the median in nanoseconds. Exit 77 without a usable GPU.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define REPS 301
+#define LINE_WORDS 16 /* 128-byte lines of uint64_t */
+
+static __device__ __forceinline__ uint64_t ld_relaxed(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+static __device__ __forceinline__ uint64_t ld_relaxed_nomem(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(v) : "l"(p));
+	return v;
+}
+static __device__ __forceinline__ uint64_t ld_acquire(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+static __device__ __forceinline__ void ld_relaxed_v2(const uint64_t *p, uint64_t *a, uint64_t *b)
+{
+	asm volatile("ld.relaxed.sys.v2.u64 {%0, %1}, [%2];" : "=l"(*a), "=l"(*b) : "l"(p));
+}
+static __device__ __forceinline__ uint64_t ld_cv(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.global.cv.u64 %0, [%1];" : "=l"(v) : "l"(p));
+	return v;
+}
+static __device__ __forceinline__ void st_release(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+enum { P_ACQ1, P_REL1, P_REL4, P_REL16, P_RELNM16, P_V2_8, P_CV16, P_WARP32, P_ST_REL, P_ST4_FENCE, P_COUNT };
+static const char *const pattern_names[P_COUNT] = {
+	"1 acquire load",
+	"1 relaxed load",
+	"4 relaxed loads, 4 lines (memory clobber)",
+	"16 relaxed loads, 16 lines (memory clobber)",
+	"16 relaxed loads, 16 lines (no clobber)",
+	"8 relaxed v2 loads (16 words), 8 lines",
+	"16 ld.cv loads, 16 lines",
+	"32 lanes, 1 relaxed load each, 32 lines",
+	"1 release store",
+	"4 plain stores + fence.sc.sys",
+};
+
+__global__ void probe(uint64_t *host, long long *cycles)
+{
+	const unsigned lane = threadIdx.x;
+	uint64_t sink = 0;
+	for (int p = 0; p < P_COUNT; p++) {
+		for (int r = 0; r < REPS; r++) {
+			/* a fresh set of lines each repetition: nothing is cached */
+			uint64_t *base = host + (size_t)((r % 64) * 32) * LINE_WORDS;
+			__syncwarp();
+			long long t0 = clock64();
+			if (p == P_WARP32) {
+				sink += ld_relaxed(base + lane * LINE_WORDS);
+				__syncwarp();
+			} else if (lane == 0) {
+				uint64_t v[16];
+				switch (p) {
+				case P_ACQ1:
+					sink += ld_acquire(base);
+					break;
+				case P_REL1:
+					sink += ld_relaxed(base);
+					break;
+				case P_REL4:
+#pragma unroll
+					for (int k = 0; k < 4; k++)
+						v[k] = ld_relaxed(base + k * LINE_WORDS);
+#pragma unroll
+					for (int k = 0; k < 4; k++)
+						sink += v[k];
+					break;
+				case P_REL16:
+#pragma unroll
+					for (int k = 0; k < 16; k++)
+						v[k] = ld_relaxed(base + k * LINE_WORDS);
+#pragma unroll
+					for (int k = 0; k < 16; k++)
+						sink += v[k];
+					break;
+				case P_RELNM16:
+#pragma unroll
+					for (int k = 0; k < 16; k++)
+						v[k] = ld_relaxed_nomem(base + k * LINE_WORDS);
+#pragma unroll
+					for (int k = 0; k < 16; k++)
+						sink += v[k];
+					break;
+				case P_V2_8:
+#pragma unroll
+					for (int k = 0; k < 8; k++)
+						ld_relaxed_v2(base + k * LINE_WORDS, &v[2 * k], &v[2 * k + 1]);
+#pragma unroll
+					for (int k = 0; k < 16; k++)
+						sink += v[k];
+					break;
+				case P_CV16:
+#pragma unroll
+					for (int k = 0; k < 16; k++)
+						v[k] = ld_cv(base + k * LINE_WORDS);
+#pragma unroll
+					for (int k = 0; k < 16; k++)
+						sink += v[k];
+					break;
+				case P_ST_REL:
+					st_release(base + 8, (uint64_t)r);
+					break;
+				case P_ST4_FENCE:
+					for (int k = 0; k < 4; k++)
+						base[k * LINE_WORDS + 8] = (uint64_t)r;
+					__threadfence_system();
+					break;
+				}
+			}
+			long long t1 = clock64();
+			if (lane == 0)
+				cycles[p * REPS + r] = t1 - t0;
+		}
+	}
+	if (sink == 0x1234567)
+		host[0] = sink; /* keep the loads */
+}
+
+/* The echo floor's shared words, each on its own line. */
+struct floor_ctl {
+	alignas(128) uint64_t meta; /* host -> GPU: sequence number of the frame posted */
+	alignas(128) uint64_t tag;  /* GPU -> host: sequence number of the frame sent back */
+	alignas(128) uint64_t stop;
+	alignas(128) uint8_t frame[128];
+};
+
+__global__ void floor_kernel(struct floor_ctl *c, uint64_t rounds)
+{
+	for (uint64_t seq = 1; seq <= rounds; seq++) {
+		while (ld_relaxed(&c->meta) != seq)
+			if (ld_relaxed(&c->stop))
+				return;
+		asm volatile("fence.acq_rel.sys;" ::: "memory");
+		uint32_t *w = (uint32_t *)c->frame;
+		const uint32_t h0 = w[0], h1 = w[1], h2 = w[2];
+		w[0] = (h1 >> 16) | (h2 << 16);
+		w[1] = (h2 >> 16) | (h0 << 16);
+		w[2] = (h0 >> 16) | (h1 << 16);
+		st_release(&c->tag, seq);
+	}
+}
+
+static double now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define CK(x)                                                                                                   \
+	do {                                                                                                    \
+		cudaError_t e_ = (x);                                                                           \
+		if (e_ != cudaSuccess) {                                                                        \
+			fprintf(stderr, "pcie_probe: %s: %s\n", #x, cudaGetErrorString(e_));                    \
+			return 1;                                                                               \
+		}                                                                                               \
+	} while (0)
+
+int main(void)
+{
+	int n = 0;
+	if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+		printf("SKIP: no CUDA device\n");
+		return 77;
+	}
+	int khz = 0;
+	CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+	uint64_t *host, *host_dev;
+	long long *cyc, *cyc_dev;
+	const size_t words = (size_t)64 * 32 * LINE_WORDS + 32 * LINE_WORDS;
+	CK(cudaHostAlloc((void **)&host, words * sizeof(uint64_t), cudaHostAllocMapped));
+	CK(cudaHostGetDevicePointer((void **)&host_dev, host, 0));
+	CK(cudaMalloc((void **)&cyc_dev, sizeof(long long) * P_COUNT * REPS));
+	cyc = (long long *)malloc(sizeof(long long) * P_COUNT * REPS);
+	probe<<<1, 32>>>(host_dev, cyc_dev); /* warm-up: module load, TLB */
+	CK(cudaGetLastError());
+	CK(cudaDeviceSynchronize());
+	probe<<<1, 32>>>(host_dev, cyc_dev);
+	CK(cudaGetLastError());
+	CK(cudaDeviceSynchronize());
+	CK(cudaMemcpy(cyc, cyc_dev, sizeof(long long) * P_COUNT * REPS, cudaMemcpyDeviceToHost));
+	printf("GPU-thread costs to pinned host memory, median of %d, SM clock %d MHz (clock64 cycles -> ns)\n", REPS,
+	       khz / 1000);
+	for (int p = 0; p < P_COUNT; p++) {
+		qsort(cyc + p * REPS, REPS, sizeof(long long), cmp_ll);
+		double ns = (double)cyc[p * REPS + REPS / 2] * 1e6 / khz;
+		printf("  %-46s %8.0f ns\n", pattern_names[p], ns);
+	}
+	cudaFreeHost(host);
+	cudaFree(cyc_dev);
+	free(cyc);
+
+	/* the echo floor */
+	const uint64_t rounds = 20000, warm = 1000;
+	struct floor_ctl *fc, *fc_dev;
+	CK(cudaHostAlloc((void **)&fc, sizeof(*fc), cudaHostAllocMapped));
+	CK(cudaHostGetDevicePointer((void **)&fc_dev, fc, 0));
+	memset(fc, 0, sizeof(*fc));
+	double *rtt = (double *)malloc(sizeof(double) * rounds);
+	floor_kernel<<<1, 1>>>(fc_dev, rounds);
+	CK(cudaGetLastError());
+	for (uint64_t seq = 1; seq <= rounds; seq++) {
+		for (int i = 0; i < 12; i++)
+			fc->frame[i] = (uint8_t)(seq + i);
+		double t0 = now_ns();
+		__atomic_store_n(&fc->meta, seq, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&fc->tag, __ATOMIC_ACQUIRE) != seq)
+			;
+		rtt[seq - 1] = now_ns() - t0;
+		if (fc->frame[0] != (uint8_t)(seq + 6) || fc->frame[6] != (uint8_t)seq) {
+			fprintf(stderr, "pcie_probe: echo floor: frame %llu not swapped\n", (unsigned long long)seq);
+			__atomic_store_n(&fc->stop, 1, __ATOMIC_RELEASE);
+			cudaDeviceSynchronize();
+			return 1;
+		}
+	}
+	CK(cudaDeviceSynchronize());
+	qsort(rtt + warm, rounds - warm, sizeof(double), cmp_d);
+	const uint64_t m = rounds - warm;
+	printf("echo floor (host posts, 1 GPU thread polls, swaps in place, releases a tag), %llu round trips:\n"
+	       "  p50 %.2f us  p90 %.2f us  p99 %.2f us  min %.2f us\n",
+	       (unsigned long long)m, rtt[warm + m / 2] / 1e3, rtt[warm + m * 9 / 10] / 1e3, rtt[warm + m * 99 / 100] / 1e3,
+	       rtt[warm] / 1e3);
+	cudaFreeHost(fc);
+	free(rtt);
+	return 0;
+}
