@@ -38,7 +38,7 @@ for a in "$@"; do
 	--no-latency) LATENCY=0 ;;
 	--no-launch) LAUNCH=0 ;;
 	--no-plots) PLOTS=0 ;;
-	-h | --help) sed -n '2,23p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
 	*) echo "bench/run.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done
