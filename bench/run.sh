@@ -28,6 +28,9 @@ if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
 	shift
 fi
 BUILD=$(cd "$BUILD" && pwd) || exit 1
+# A build carried to the GPU machine (scripts/gpu-carry) brings the shared
+# libraries that machine lacks.
+[ -d "$BUILD/carry-lib" ] && export LD_LIBRARY_PATH="$BUILD/carry-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 WIRES=0 PEERS=0 FULL=0 MATRIX=1 LATENCY=1 LAUNCH=1 PLOTS=1
 for a in "$@"; do
 	case $a in
