@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all bootstrap configure build demo test test-unit test-sanitize bench install clean
+.PHONY: all bootstrap configure build demo test test-unit test-sanitize bench plots install clean
 
 all: build
 
@@ -41,8 +41,17 @@ test-sanitize: bootstrap
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		ctest --output-on-failure -j$(JOBS) -L 'unit|cli'
 
+# The benchmark suite into bench/results/<date>-<host>/ (or $GNIO_BENCH_OUT):
+# JSON, tables.md and plots. BENCH_ARGS: --full, --peers, --wires, ...
+# (bench/run.sh --help).
+BENCH_ARGS ?=
 bench: build
-	@if [ -x bench/run.sh ]; then bench/run.sh $(BUILD); else echo "no benchmarks built"; fi
+	bench/run.sh $(BUILD) $(BENCH_ARGS)
+
+# tables.md and PNG plots of a results folder (default: the newest).
+RESULTS ?=
+plots:
+	bench/plot.sh $(RESULTS)
 
 install: build
 	cmake --install $(BUILD)

@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# bench/peers.sh [BUILD_DIR] - gnio beside DPDK testpmd on one veth pair, in
+# one sitting, with one generator: receive (rx) and forward back out the
+# same port (fwd), over AF_XDP and AF_PACKET.
+#
+#   netns A (device under test)  veth A <----> veth B  netns B (generator)
+#
+# Contestants on veth A, one at a time, each fed the same frames by
+# `gnio gen` on veth B:
+#   rx : testpmd rxonly (net_af_xdp / net_af_packet vdev), gnio sink (host
+#        datapath, one thread), gnio run --app count (the pipeline: proxy
+#        thread, ring, and the kernel on --gpu, default cpu)
+#   fwd: testpmd io and testpmd macswap (--port-topology=loop: back out the
+#        port it came in on), gnio run --app fwd (MACs swapped, sent back in
+#        place through the pipeline)
+# Rate = frames delivered / the generator's send time. Delivered is the
+# contestant's own receive count (rx), or the frames that came back to veth
+# B (its rx_packets counter, fwd). A row that delivered >= 99% of what was
+# sent is marked sender-bound: the receiver kept up and its ceiling is higher.
+# Rows run in turn, GNIO_PEERS_REPS times over; the median is reported, with
+# gnio / testpmd ratios for the same mode and socket.
+#
+# Output: a table on stdout; peers.json (bench/plot.py draws it), peers.md
+# and peers.jsonl (every run) in $GNIO_BENCH_OUT (default
+# bench/results/<date>-<host>). Exit: 0 done; 1 a contestant failed to
+# start or report; 77 skipped (not root, no ip, no dpdk-testpmd, no gnio):
+# the reason is printed and written to peers.json.
+#
+# Env: GNIO (the gnio binary, default BUILD_DIR/gnio), GNIO_PEERS_FRAMES
+# (1000000), GNIO_PEERS_SIZE (64), GNIO_PEERS_REPS (3), GNIO_PEERS_SOCKETS
+# ("afxdp afpacket"), GNIO_PEERS_MODES ("rx fwd"), GNIO_PEERS_GEN (the
+# generator's wire kind on veth B, default afxdp: the fastest sender here),
+# GNIO_PEERS_GPU (gnio run's --gpu, default cpu), TESTPMD (default
+# dpdk-testpmd), GNIO_PEERS_TESTPMD_MEM (MB for --no-huge, default 1024),
+# GNIO_PEERS_TESTPMD_DESC (testpmd --rxd/--txd, default 4096), GNIO_PEERS_PIN
+# (1: the generator on CPU 0 and the contestant on CPU 1, one core each;
+# default 0: the scheduler places every thread).
+set -u -o pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$SRC/build}
+GNIO=${GNIO:-$BUILD/gnio}
+N=${GNIO_PEERS_FRAMES:-1000000}
+SIZE=${GNIO_PEERS_SIZE:-64}
+REPS=${GNIO_PEERS_REPS:-3}
+SOCKETS=${GNIO_PEERS_SOCKETS:-"afxdp afpacket"}
+MODES=${GNIO_PEERS_MODES:-"rx fwd"}
+GEN_KIND=${GNIO_PEERS_GEN:-afxdp}
+DUT_GPU=${GNIO_PEERS_GPU:-cpu}
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+TP_MEM=${GNIO_PEERS_TESTPMD_MEM:-1024}
+TP_DESC=${GNIO_PEERS_TESTPMD_DESC:-4096} # RX/TX descriptors: gnio's default ring is 4096
+PIN=${GNIO_PEERS_PIN:-0}
+GEN_PIN="" DUT_PIN="" TP_CORES="-l 0-1"
+if [ "$PIN" = 1 ]; then
+	# One core each: the generator on CPU 0, the contestant (all its
+	# threads; testpmd's main and forwarding lcores) on CPU 1.
+	GEN_PIN="taskset -c 0" DUT_PIN="taskset -c 1" TP_CORES="--lcores (0,1)@1"
+fi
+OUT=${GNIO_BENCH_OUT:-$SRC/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-$(uname -n)}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+skip() {
+	echo "peers: skipped: $*"
+	printf '{"bench":"peers","skipped":true,"reason":"%s"}\n' "$*" >"$OUT/peers.json"
+	exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, veth, AF_XDP)"
+command -v ip >/dev/null || skip "no ip command (iproute2)"
+command -v "$TESTPMD" >/dev/null || skip "no $TESTPMD (Debian: dpdk-dev; scripts/bootstrap --bench installs it)"
+[ -x "$GNIO" ] || skip "no gnio binary at $GNIO (build first, or set GNIO)"
+
+NSA=gpA$$ NSB=gpB$$ VA=gpa$$ VB=gpb$$
+T=$(mktemp -d)
+DUT_PID=
+cleanup() {
+	[ -n "$DUT_PID" ] && kill -INT "$DUT_PID" 2>/dev/null && sleep 1 && kill -KILL "$DUT_PID" 2>/dev/null
+	ip netns del $NSA 2>/dev/null
+	ip netns del $NSB 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+ip netns add $NSA && ip netns add $NSB || skip "cannot create network namespaces"
+ip link add $VA type veth peer name $VB || skip "cannot create a veth pair"
+ip link set $VA netns $NSA && ip link set $VB netns $NSB || exit 1
+for n in $NSA:$VA $NSB:$VB; do
+	# No IPv6: nothing but the generator's frames crosses the pair.
+	ip netns exec ${n%%:*} sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip -n ${n%%:*} link set ${n##*:} up
+done
+
+vb_rx() { ip netns exec $NSB cat /sys/class/net/$VB/statistics/rx_packets; }
+
+# wait_for FILE PATTERN SECONDS: 0 once PATTERN appears in FILE.
+wait_for() {
+	local i
+	for i in $(seq $(($3 * 20))); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$DUT_PID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# The command line of a contestant on veth A: its kind, mode and socket.
+dut_cmd() {
+	local who=$1 mode=$2 sock=$3 vdev fwd
+	case $who in
+	testpmd-*)
+		if [ "$sock" = afxdp ]; then
+			vdev="net_af_xdp0,iface=$VA,start_queue=0,queue_count=1"
+		else
+			# The ring gnio's afpacket wire has (16 MiB: 8192 frames of 2 KiB);
+			# the vdev's default is 512 frames.
+			vdev="net_af_packet0,iface=$VA,blocksz=4096,framesz=2048,framecnt=8192"
+		fi
+		fwd=${who#testpmd-}
+		# --no-huge: no hugepages needed; --no-shconf: no shared runtime files;
+		# --stats-period keeps it running until SIGINT without a terminal.
+		echo "$TESTPMD --no-huge --no-shconf --no-pci -m $TP_MEM $TP_CORES --vdev $vdev --log-level=3" \
+			"-- --forward-mode=$fwd --port-topology=loop --auto-start --nb-cores=1 --rxd=$TP_DESC --txd=$TP_DESC" \
+			"--total-num-mbufs=16384 --stats-period 1"
+		;;
+	gnio-sink) echo "$DUT_PIN $GNIO sink --wire $sock:$VA --duration 0 --json" ;;
+	gnio-run) echo "$DUT_PIN $GNIO run --wire $sock:$VA --gpu $DUT_GPU --app $([ "$mode" = rx ] && echo count || echo fwd) --duration 0 --json" ;;
+	esac
+}
+
+# What each contestant prints once it is receiving.
+ready_mark() {
+	case $1 in
+	testpmd-*) echo "Port statistics" ;;
+	gnio-sink) echo "gnio sink: ready" ;;
+	gnio-run) echo "running" ;;
+	esac
+}
+
+# run_one WHO MODE SOCK REP: start the contestant, feed it, stop it, and
+# append one JSON line to $T/runs.jsonl.
+run_one() {
+	local who=$1 mode=$2 sock=$3 rep=$4 cmd b0 b1 rx tx
+	cmd=$(dut_cmd "$who" "$mode" "$sock")
+	: >"$T/dut.out"
+	: >"$T/dut.err"
+	# shellcheck disable=SC2086
+	ip netns exec $NSA timeout -s INT 600 $cmd >"$T/dut.out" 2>"$T/dut.err" &
+	DUT_PID=$!
+	if ! wait_for "$T/dut.out" "$(ready_mark "$who")" 30 && ! wait_for "$T/dut.err" "$(ready_mark "$who")" 1; then
+		echo "peers: $who ($mode, $sock) did not start; its output:" >&2
+		tail -n 5 "$T/dut.out" "$T/dut.err" >&2
+		kill -INT $DUT_PID 2>/dev/null
+		wait $DUT_PID 2>/dev/null
+		DUT_PID=
+		echo "{\"who\":\"$who\",\"mode\":\"$mode\",\"socket\":\"$sock\",\"rep\":$rep,\"failed\":\"did not start\"}" >>"$T/runs.jsonl"
+		return 1
+	fi
+	sleep 0.5
+	b0=$(vb_rx)
+	# shellcheck disable=SC2086
+	ip netns exec $NSB $GEN_PIN "$GNIO" gen --wire "$GEN_KIND:$VB" --count "$N" --size "$SIZE" --json \
+		>"$T/gen.out" 2>"$T/gen.err"
+	sleep 1 # frames still in flight
+	kill -INT $DUT_PID 2>/dev/null
+	wait $DUT_PID 2>/dev/null
+	DUT_PID=
+	b1=$(vb_rx)
+	case $who in
+	testpmd-*)
+		rx=$(grep -A1 "Accumulated forward" "$T/dut.out" | grep -o "RX-packets: *[0-9]*" | grep -o "[0-9]*$")
+		tx=$(grep -A2 "Accumulated forward" "$T/dut.out" | grep -o "TX-packets: *[0-9]*" | grep -o "[0-9]*$")
+		;;
+	*)
+		rx=$("$PY" -c 'import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["rx_packets"])' <"$T/dut.out" 2>/dev/null)
+		tx=$("$PY" -c 'import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1]).get("tx_packets", 0))' <"$T/dut.out" 2>/dev/null)
+		;;
+	esac
+	"$PY" - "$who" "$mode" "$sock" "$rep" "${rx:-}" "${tx:-}" "$((b1 - b0))" "$T/gen.out" "$cmd" >>"$T/runs.jsonl" <<'PY'
+import json, sys
+who, mode, sock, rep, rx, tx, back, gen_path, cmd = sys.argv[1:10]
+row = {"who": who, "mode": mode, "socket": sock, "rep": int(rep), "cmd": cmd}
+try:
+    gen = json.loads([l for l in open(gen_path) if l.startswith("{")][-1])
+except Exception as e:
+    row["failed"] = "generator gave no JSON: %s" % e
+    print(json.dumps(row)); sys.exit()
+if rx == "":
+    row["failed"] = "no receive count in the contestant's output"
+    print(json.dumps(row)); sys.exit()
+delivered = int(rx) if mode == "rx" else int(back)
+row.update(offered=gen["sent"], gen_elapsed_s=gen["elapsed_s"], gen_mpps=gen["mpps"], rx_packets=int(rx),
+           tx_packets=int(tx or 0), back_at_generator=int(back), delivered=delivered,
+           mpps=delivered / gen["elapsed_s"] / 1e6 if gen["elapsed_s"] > 0 else 0.0)
+print(json.dumps(row))
+PY
+	tail -1 "$T/runs.jsonl" | grep -q '"failed"' && return 1
+	return 0
+}
+
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg) # other work on the machine, for the record
+WHO_rx="testpmd-rxonly gnio-sink gnio-run"
+WHO_fwd="testpmd-io testpmd-macswap gnio-run"
+: >"$T/runs.jsonl"
+FAILED=0
+echo "peers: $N frames of $SIZE B per run from gnio gen ($GEN_KIND) on a veth pair; modes: $MODES;" \
+	"sockets: $SOCKETS; $REPS rounds; gnio run on --gpu $DUT_GPU; pinned: $PIN"
+for rep in $(seq "$REPS"); do
+	for mode in $MODES; do
+		eval "whos=\$WHO_$mode"
+		for sock in $SOCKETS; do
+			for who in $whos; do
+				printf 'peers: round %s: %-15s %-3s %-8s ' "$rep" "$who" "$mode" "$sock"
+				if run_one "$who" "$mode" "$sock" "$rep"; then
+					"$PY" -c 'import json,sys; r=json.loads(sys.argv[1]); print("%.3f Mpps (%d of %d)" % (r["mpps"], r["delivered"], r["offered"]))' "$(tail -1 "$T/runs.jsonl")"
+				else
+					echo "FAILED"
+					FAILED=1
+				fi
+			done
+		done
+	done
+done
+cp "$T/runs.jsonl" "$OUT/peers.jsonl"
+
+"$PY" - "$OUT" "$N" "$SIZE" "$REPS" "$GEN_KIND" "$DUT_GPU" "$("$TESTPMD" -v 2>&1 | grep -o 'DPDK [0-9.]*' | head -1)" \
+	"$PIN" "$LOAD0" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+import json, os, platform, statistics, sys, time
+out, n, size, reps, gen_kind, dut_gpu, dpdk, pin, load0, load1 = sys.argv[1:11]
+runs = [json.loads(l) for l in open(os.path.join(out, "peers.jsonl")) if l.strip()]
+names = {"testpmd-rxonly": "testpmd rxonly", "testpmd-io": "testpmd io", "testpmd-macswap": "testpmd macswap",
+         "gnio-sink": "gnio sink", "gnio-run": "gnio run (%s)" % dut_gpu}
+rows = []
+for key in dict.fromkeys((r["who"], r["mode"], r["socket"]) for r in runs):
+    ok = [r for r in runs if (r["who"], r["mode"], r["socket"]) == key and "failed" not in r]
+    who, mode, sock = key
+    row = {"contestant": names.get(who, who), "who": who, "mode": mode, "socket": sock, "runs": len(ok)}
+    if ok:
+        row["mpps"] = statistics.median(r["mpps"] for r in ok)
+        row["mpps_runs"] = [round(r["mpps"], 4) for r in ok]
+        row["gen_mpps"] = statistics.median(r["gen_mpps"] for r in ok)
+        row["delivered_pct"] = 100.0 * statistics.median(r["delivered"] / r["offered"] for r in ok)
+        row["sender_bound"] = row["delivered_pct"] >= 99.0
+        row["cmd"] = ok[0]["cmd"]
+    else:
+        row["mpps"] = None
+        row["failed"] = sorted({r.get("failed", "?") for r in runs if (r["who"], r["mode"], r["socket"]) == key})
+    rows.append(row)
+ratios = []
+peer_of = {"gnio-sink": ["testpmd-rxonly"], "gnio-run": {"rx": ["testpmd-rxonly"], "fwd": ["testpmd-io", "testpmd-macswap"]}}
+for g in rows:
+    if not g["who"].startswith("gnio") or g["mpps"] is None:
+        continue
+    peers = peer_of[g["who"]]
+    peers = peers[g["mode"]] if isinstance(peers, dict) else peers
+    for p in rows:
+        if p["who"] in peers and p["mode"] == g["mode"] and p["socket"] == g["socket"] and p["mpps"]:
+            ratios.append({"mode": g["mode"], "socket": g["socket"], "gnio": g["contestant"], "peer": p["contestant"],
+                           "ratio": g["mpps"] / p["mpps"], "gnio_sender_bound": g["sender_bound"]})
+doc = {"bench": "peers", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+       "machine": "%s, %d cores, kernel %s" % (platform.node(), os.cpu_count(), platform.release()),
+       "frames": int(n), "size": int(size), "reps": int(reps), "generator": "gnio gen %s" % gen_kind,
+       "dpdk": dpdk, "pinned": pin == "1", "loadavg_start": load0, "loadavg_end": load1,
+       "rate": "delivered / generator send time", "rows": rows, "ratios": ratios}
+json.dump(doc, open(os.path.join(out, "peers.json"), "w"), indent=1)
+lines = ["| mode | socket | contestant | Mpps (median) | runs (Mpps) | delivered | generator Mpps | note |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+for r in rows:
+    if r["mpps"] is None:
+        lines.append("| %s | %s | %s | failed | | | | %s |" % (r["mode"], r["socket"], r["contestant"], "; ".join(r["failed"])))
+        continue
+    lines.append("| %s | %s | %s | %.3f | %s | %.1f %% | %.3f | %s |" % (
+        r["mode"], r["socket"], r["contestant"], r["mpps"], " / ".join("%.3f" % v for v in r["mpps_runs"]),
+        r["delivered_pct"], r["gen_mpps"], "sender-bound (kept up)" if r["sender_bound"] else ""))
+lines += ["", "| mode | socket | gnio | peer | gnio / peer |", "| --- | --- | --- | --- | --- |"]
+for q in ratios:
+    lines.append("| %s | %s | %s | %s | %.2f%s |" % (q["mode"], q["socket"], q["gnio"], q["peer"], q["ratio"],
+                                                   " (gnio sender-bound)" if q["gnio_sender_bound"] else ""))
+open(os.path.join(out, "peers.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+print("peers: %s (%s, %s; load average %s at the start, %s at the end)" % (
+    os.path.join(out, "peers.json"), doc["machine"], dpdk or "DPDK ?", load0, load1))
+PY
+exit $FAILED
