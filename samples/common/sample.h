@@ -128,9 +128,11 @@ struct sample {
 	struct sample_opts o;
 	struct gnio_pipeline *pl;
 	struct gnio_pipeline_queue q; /* queue 0 */
-	struct gnio_gpu *gpu;
+	struct gnio_gpu *gpu;         /* NULL once destroyed */
 	struct gnio_dev *dev;
 	int on_cpu;
+	char dev_id[64];              /* the device's bus id and name, kept for the summary */
+	char dev_name[128];
 	struct sample_peer peer;      /* used when o.is_sw */
 	struct gnio_pe *pe;           /* progressed by sample_wait when set */
 	double t0;                    /* CLOCK_MONOTONIC seconds at launch */
@@ -147,6 +149,9 @@ void sample_sleep_ms(unsigned ms);
 /* Set by SIGINT/SIGTERM; sample_wait returns when it is. */
 extern volatile sig_atomic_t sample_stop_requested;
 void sample_on_signals(void);
+
+/* Keep the device's bus id and name (for the summary, after teardown). */
+void sample_note_device(struct sample *s);
 
 /* Bring up the pipeline from pc (pc->wire and pc->gpu are set from the
  * flags here), record queue 0, open the sw peer when the wire is sw, and say

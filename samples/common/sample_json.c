@@ -62,8 +62,8 @@ void sample_json_begin(const struct sample *s, const struct sample_books *b)
 	putchar('{');
 	sample_json_str("sample", s->name);
 	sample_json_str("wire", s->o.nic);
-	sample_json_str("device", s->gpu ? gnio_gpu_get_bus_id(s->gpu) : "");
-	sample_json_str("device_name", s->gpu ? gnio_gpu_get_name(s->gpu) : "");
+	sample_json_str("device", s->dev_id);
+	sample_json_str("device_name", s->dev_name);
 	sample_json_str("exec_scope", sample_scope_name(s->o.scope));
 	sample_json_u64("offered", b->offered);
 	sample_json_u64("rx_packets", b->rx_packets);

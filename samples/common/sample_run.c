@@ -56,6 +56,12 @@ static int exit_for(gnio_error_t err)
 	}
 }
 
+void sample_note_device(struct sample *s)
+{
+	snprintf(s->dev_id, sizeof(s->dev_id), "%s", gnio_gpu_get_bus_id(s->gpu));
+	snprintf(s->dev_name, sizeof(s->dev_name), "%s", gnio_gpu_get_name(s->gpu));
+}
+
 int sample_up(struct sample *s, struct gnio_pipeline_cfg *pc)
 {
 	pc->wire = s->o.nic;
@@ -69,14 +75,14 @@ int sample_up(struct sample *s, struct gnio_pipeline_cfg *pc)
 	s->gpu = gnio_pipeline_get_gpu(s->pl);
 	s->dev = gnio_pipeline_get_dev(s->pl);
 	s->on_cpu = gnio_gpu_is_cpu(s->gpu);
+	sample_note_device(s);
 	gnio_pipeline_get_queue(s->pl, 0, &s->q);
 	if (s->o.is_sw && (err = sample_peer_open(&s->peer, s->dev)) != GNIO_SUCCESS) {
 		fprintf(stderr, "gnio_%s: sw peer: %s (%s)\n", s->name, gnio_last_error_msg(), gnio_error_get_name(err));
 		return exit_for(err);
 	}
 	const char *why = gnio_pipeline_get_device_reason(s->pl);
-	fprintf(stderr, "gnio_%s: device %s (%s)%s%s\n", s->name, gnio_gpu_get_bus_id(s->gpu), gnio_gpu_get_name(s->gpu),
-		why[0] ? ": " : "", why);
+	fprintf(stderr, "gnio_%s: device %s (%s)%s%s\n", s->name, s->dev_id, s->dev_name, why[0] ? ": " : "", why);
 	return SAMPLE_EXIT_OK;
 }
 
@@ -286,8 +292,11 @@ int sample_down(struct sample *s, struct sample_books *b)
 	}
 	sample_read_books(s, b);
 	sample_peer_close(&s->peer);
-	if (gnio_pipeline_destroy(s->pl) == GNIO_SUCCESS)
+	if (gnio_pipeline_destroy(s->pl) == GNIO_SUCCESS) {
 		s->pl = NULL;
+		s->gpu = NULL; /* destroyed with the pipeline */
+		s->dev = NULL;
+	}
 	if (s->pe && !s->pl) {
 		gnio_pe_destroy(s->pe);
 		s->pe = NULL;
@@ -307,8 +316,7 @@ int sample_abort(struct sample *s, int rc)
 void sample_print_books(const struct sample *s, const struct sample_books *b)
 {
 	fprintf(stderr, "  %-16s %s\n", "wire", s->o.nic);
-	fprintf(stderr, "  %-16s %s (%s)\n", "device", s->gpu ? gnio_gpu_get_bus_id(s->gpu) : "?",
-		s->gpu ? gnio_gpu_get_name(s->gpu) : "?");
+	fprintf(stderr, "  %-16s %s (%s)\n", "device", s->dev_id[0] ? s->dev_id : "?", s->dev_name[0] ? s->dev_name : "?");
 	if (!b->has_rx)
 		return;
 	fprintf(stderr, "  %-16s %llu\n", "offered", (unsigned long long)b->offered);

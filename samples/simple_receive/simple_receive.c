@@ -94,8 +94,8 @@ static gnio_error_t bring_up(struct sr *r)
 		     gnio_gpu_pick_best(bus, sizeof(bus), why, sizeof(why)));
 	STEP("create the device context (gnio_gpu_create)", gnio_gpu_create(bus, &s->gpu));
 	s->on_cpu = gnio_gpu_is_cpu(s->gpu);
-	fprintf(stderr, "gnio_simple_receive: device %s (%s)%s%s\n", gnio_gpu_get_bus_id(s->gpu),
-		gnio_gpu_get_name(s->gpu), why[0] ? ": " : "", why);
+	sample_note_device(s);
+	fprintf(stderr, "gnio_simple_receive: device %s (%s)%s%s\n", s->dev_id, s->dev_name, why[0] ? ": " : "", why);
 	struct gnio_devinfo *di = gnio_dev_as_devinfo(s->dev);
 	STEP("check the wire feeds a cyclic queue on a device datapath (gnio_eth_rxq_cap_is_type_supported)",
 	     gnio_eth_rxq_cap_is_type_supported(di, GNIO_ETH_RXQ_TYPE_CYCLIC, GNIO_ETH_RXQ_DATA_PATH_TYPE_GPU));
@@ -183,6 +183,7 @@ static int tear_down(struct sr *r)
 	if (s->gpu)
 		gnio_gpu_destroy(s->gpu);
 	s->dev = NULL;
+	s->gpu = NULL;
 	return 0;
 }
 
