@@ -59,7 +59,7 @@ template <int SCOPE> __global__ void l2fwd_kernel(struct l2fwd_args a, struct gn
 			atomicAdd(&s_unsent, (unsigned long long)c.unsent);
 		if (c.errors) {
 			atomicAdd(&s_errors, (unsigned long long)c.errors);
-			s_last_error = c.last_error;
+			atomicExch(&s_last_error, (unsigned long long)c.last_error); /* any one of them */
 		}
 		__syncthreads();
 		if (tid == 0) {

@@ -67,7 +67,7 @@ template <int SCOPE> __global__ void packet_processing_kernel(struct pp_args a, 
 			if (k != LAST_ERROR && cv[k])
 				atomicAdd(&s_acc[k], (unsigned long long)cv[k]);
 		if (c.errors)
-			s_acc[LAST_ERROR] = c.last_error;
+			atomicExch(&s_acc[LAST_ERROR], (unsigned long long)c.last_error); /* any one of them */
 		__syncthreads();
 		if (tid == 0) {
 			/* The segments for the host, in the order they arrived. */
