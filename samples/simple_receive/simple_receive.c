@@ -143,17 +143,26 @@ static gnio_error_t bring_up(struct sr *r)
 	return GNIO_SUCCESS;
 }
 
+static void read_stats(const struct sr_stats *st, struct sr_stats *out);
+
+/* Each rollback step as it ends. After step 1 the kernel has finished and
+ * its memory is still there: take its final counters. */
 static void rb_step(void *user, unsigned n, gnio_error_t err, const char *text)
 {
 	struct sr *r = user;
+	if (n == 1 && err != GNIO_ERROR_TIME_OUT) {
+		read_stats(r->stats, &r->fin);
+		r->s.kernel_failed |= err != GNIO_SUCCESS;
+	}
 	if (err && err != GNIO_ERROR_SKIPPED)
 		fprintf(stderr, "gnio_simple_receive: rollback %u/5: %s: %s\n", n, gnio_error_get_name(err), text);
 	else if (!r->s.o.json)
 		fprintf(stderr, "gnio_simple_receive: rollback %u/5: %s\n", n, text);
 }
 
-/* The five rollback steps, then what the rollback leaves by design: the RX
- * queue object (stopped, reusable), the wire and the device context.
+/* The five rollback steps (the first stops the kernel), then what the
+ * rollback leaves by design: the RX queue object (stopped, reusable), the
+ * wire and the device context.
  * Returns 0, or -1 when the rollback failed closed (nothing more is freed). */
 static int tear_down(struct sr *r)
 {
@@ -270,13 +279,10 @@ int main(int argc, char **argv)
 	sample_wait(s, done, tick, &r);
 
 	sample_quiesce(s, kernel_packets, &r);
-	rc = sample_stop_kernel(s);
-	if (rc != SAMPLE_EXIT_OK)
-		return rc; /* failed closed */
-	read_stats(r.stats, &r.fin);
 	double secs = sample_now() - s->t0;
+	/* Rollback step 1 stops the kernel (rb_step keeps its counters). */
 	if (tear_down(&r))
-		return SAMPLE_EXIT_FAIL;
+		return SAMPLE_EXIT_FAIL; /* failed closed: nothing the kernel could touch was freed */
 	const struct sample_books b = r.books;
 	const struct sr_stats *k = &r.fin;
 	int consumed = k->packets == b.rx_packets;
