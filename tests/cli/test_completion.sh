@@ -60,6 +60,10 @@ expect "$GNIO version-matrix gpu_visible_r" "gpu_visible_rx"
 mkdir -p "$TMP/capA" "$TMP/capB"
 expect "gnio debug --compare $TMP/capA $TMP/capB" "$TMP/capB"
 expect_has "gnio test --peer " "lo"
+expect "gnio sample " "list new"
+# Sample names come from the samples of the gnio being completed.
+expect "$GNIO sample new l2" "l2fwd"
+expect_has "$GNIO sample new " "packet_processing"
 for f in --config --metrics --poll --flow --cpus --user; do
 	expect_has "gnio run --" "$f"
 done

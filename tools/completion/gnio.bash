@@ -20,7 +20,8 @@ _gnio_flags_configure='--wire --gpu --save --snapshot --json --help'
 _gnio_flags_test='--wire --gpu --peer --loop --evidence --break-peer --json --help'
 _gnio_flags_debug='--gpu --capture --compare --json --help'
 _gnio_flags_rollback='--wire --gpu --deadline --hang --json --help'
-_gnio_verbs='run gen sink flow env caps version-matrix configure test debug rollback version help'
+_gnio_flags_sample='--json --help'
+_gnio_verbs='run gen sink flow env caps version-matrix configure test debug rollback sample version help'
 
 _gnio_netdevs()
 {
@@ -115,6 +116,12 @@ _gnio()
 				[ -z "$verb" ] && cands="$cands --version"
 			elif [ "$verb" = flow ] && [ ${#toks[@]} -eq 3 ]; then
 				cands='check classify'
+			elif [ "$verb" = sample ] && [ ${#toks[@]} -eq 3 ]; then
+				cands='list new'
+			elif [ "$verb" = sample ] && [ "${toks[2]}" = new ] && [ ${#toks[@]} -eq 4 ]; then
+				cands=$("${toks[0]}" sample list 2> /dev/null | awk 'NR > 1 {print $1}')
+			elif [ "$verb" = sample ] && [ "${toks[2]}" = new ] && [ ${#toks[@]} -eq 5 ]; then
+				cands=$(compgen -d -- "$cur")
 			elif [ "$verb" = flow ] || [ "$prev" = --flow ]; then
 				cands=$(compgen -f -- "$cur")
 			elif [ "$verb" = version-matrix ]; then

@@ -33,5 +33,6 @@ GNIO_CMD_DECL(gnio_cmd_debug);
 GNIO_CMD_DECL(gnio_cmd_rollback);
 GNIO_CMD_DECL(gnio_cmd_version);
 GNIO_CMD_DECL(gnio_cmd_flow);
+GNIO_CMD_DECL(gnio_cmd_sample);
 
 #endif

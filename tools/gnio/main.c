@@ -11,7 +11,7 @@ struct verb {
 	const char *summary;
 };
 
-static gnio_cmd_fn run_fn, gen_fn, sink_fn, env_fn, caps_fn, vm_fn, cfg_fn, test_fn, dbg_fn, rb_fn, flow_fn;
+static gnio_cmd_fn run_fn, gen_fn, sink_fn, env_fn, caps_fn, vm_fn, cfg_fn, test_fn, dbg_fn, rb_fn, flow_fn, sample_fn;
 
 static const struct verb verbs[] = {
 	{"run", &run_fn, "run the main job: a persistent kernel on a wire, with live stats"},
@@ -25,6 +25,7 @@ static const struct verb verbs[] = {
 	{"test", &test_fn, "the test loop: smoke, burst, tx_smoke, multi_gpu, negative"},
 	{"debug", &dbg_fn, "find the failing layer; capture and compare evidence"},
 	{"rollback", &rb_fn, "explain and exercise the safe teardown sequence"},
+	{"sample", &sample_fn, "list the samples; copy one to start your own program"},
 };
 
 int gnio_cli_exit(int err)
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 	dbg_fn = gnio_cmd_debug;
 	rb_fn = gnio_cmd_rollback;
 	flow_fn = gnio_cmd_flow;
+	sample_fn = gnio_cmd_sample;
 
 	if (argc < 2 || argv[1][0] == '-') {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
