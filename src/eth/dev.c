@@ -24,6 +24,7 @@ gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev)
 	if (!ops)
 		return gnio_fail(GNIO_ERROR_NOT_FOUND, "dev", "unknown wire kind '%s' in '%s' (kinds built in: %s)",
 				 kind, spec, gnio_wire_list());
+	GNIO_CHECK(gnio_wire_check_opts(kind, gnio_wire_split_args(colon + 1, NULL, 0)));
 	struct gnio_dev *d = calloc(1, sizeof(*d));
 	if (!d)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "dev", "out of memory");

@@ -109,6 +109,9 @@ static gnio_error_t iface_check(struct afp_wire *w)
 	return GNIO_SUCCESS;
 }
 
+/* The options afp_open parses (gnio_dev_open refuses any other). */
+const char gnio_wire_afpacket_options[] = "promisc,bypass,blocks,tov";
+
 static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire)
 {
 	char name[64], val[32];

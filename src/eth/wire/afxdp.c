@@ -361,6 +361,9 @@ static void set_mode(struct afxdp_wire *w, const struct xq *q)
 	snprintf(w->mode, sizeof(w->mode), "%s,%s%s", m, c, !q ? "" : q->zc_pool ? ",umem=pool" : ",umem=int");
 }
 
+/* The options afxdp_open parses (gnio_dev_open refuses any other). */
+const char gnio_wire_afxdp_options[] = "mode,copy,zc,umem,frames,force";
+
 static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wire)
 {
 	struct afxdp_wire *w;

@@ -80,6 +80,9 @@ static gnio_error_t open_in(const char *file, pcap_t **out)
 	return GNIO_SUCCESS;
 }
 
+/* The options pw_open parses (gnio_dev_open refuses any other). */
+const char gnio_wire_pcap_options[] = "out,loop,timing";
+
 static gnio_error_t pw_open(struct gnio_dev *dev, const char *args, void **wire)
 {
 	struct pcap_wire *w;
