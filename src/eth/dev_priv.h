@@ -16,7 +16,18 @@ struct gnio_dev {
 	char name[192];
 	pthread_mutex_t lock;
 	unsigned num_queues; /* rxq + txq objects created on it */
+	/* The first fault a wire reported (gnio_dev_wire_failed), under lock;
+	 * GNIO_SUCCESS while the wire is healthy. */
+	gnio_error_t wire_err;
+	char wire_err_msg[256];
 };
+
+/* A wire reports a fault that ends its traffic (a corrupt capture record, a
+ * vanished interface): logged at ERROR now, and kept (the first one) for
+ * gnio_dev_get_wire_error(). Any thread; dev may be NULL (wire used without
+ * a gnio_dev, as some tests do): then it is only logged. */
+void gnio_dev_wire_failed(struct gnio_dev *dev, gnio_error_t err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Refuse options the wire of this kind does not know (a typo would otherwise
  * be ignored), naming the option and the valid ones, and options given twice.

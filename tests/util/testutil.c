@@ -46,11 +46,13 @@ gnio_error_t tpipe_up(struct tpipe *p, const struct tpipe_cfg *cfg)
 		return err;
 	if ((err = gnio_dev_open(cfg->wire, &p->dev)))
 		return err;
-	const char *name = strchr(cfg->wire, ':') + 1;
-	char nm[64];
-	snprintf(nm, sizeof(nm), "%.*s", (int)strcspn(name, ","), name);
-	if ((err = gnio_sw_peer_open(nm, &p->peer)))
-		return err;
+	if (!strncmp(cfg->wire, "sw:", 3)) { /* other wires have no peer end */
+		const char *name = cfg->wire + 3;
+		char nm[64];
+		snprintf(nm, sizeof(nm), "%.*s", (int)strcspn(name, ","), name);
+		if ((err = gnio_sw_peer_open(nm, &p->peer)))
+			return err;
+	}
 	void *cpu;
 	if ((err = gnio_gpu_mem_alloc(p->gpu, (size_t)cfg->ring * cfg->slot, 4096, cfg->rx_mem, &p->rx_mem, &cpu)))
 		return err;
