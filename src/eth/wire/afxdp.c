@@ -601,7 +601,8 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 	uint16_t qid = cfg->queue_id ? cfg->queue_id : w->qid;
 	struct xsk_umem_config uc;
 	struct xsk_socket_config sc;
-	uint32_t nchunks, nrx, ntx, ring;
+	uint32_t nchunks, nrx, ntx, ring, chunk, rx_cap;
+	int use_pool = is_rx && pool_fits(cfg) && !w->umem_internal;
 	struct xq *q;
 	int ret;
 
@@ -616,13 +617,34 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		*out = q;
 		return GNIO_SUCCESS;
 	}
+	/* Refuse what cannot work before allocating anything, so no error
+	 * path reads a queue it has just freed. */
+	chunk = use_pool ? cfg->slot_size : INT_CHUNK;
+	rx_cap = chunk - XDP_HEADROOM;
+	/* A frame longer than a chunk is dropped by the kernel before gnio
+	 * sees it (no multi-buffer AF_XDP here): refuse an RX queue on an
+	 * interface whose MTU allows such frames rather than lose them. The MTU
+	 * comes first: it is the cause when both checks fail. */
+	if (is_rx && w->mtu + 14 > rx_cap)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, COMP,
+				 "afxdp:%s: MTU %u (frames up to %u bytes) is larger than the AF_XDP frame size %u "
+				 "(chunk %u - %u headroom); lower it with `ip link set %s mtu %u`%s",
+				 w->ifname, w->mtu, w->mtu + 14, rx_cap, chunk, XDP_HEADROOM, w->ifname, rx_cap - 14,
+				 use_pool && w->mtu + 14 <= INT_CHUNK - XDP_HEADROOM
+					 ? " or open the wire with umem=internal (4096-byte chunks)" : "");
+	if (is_rx && cfg->max_frame > rx_cap)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP,
+				 "afxdp:%s: max packet size %u is larger than the AF_XDP frame size %u "
+				 "(chunk %u - %u headroom)", w->ifname, cfg->max_frame, rx_cap, chunk, XDP_HEADROOM);
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
 	q->w = w;
 	q->qid = qid;
 	q->fd = -1;
-	if (is_rx && pool_fits(cfg) && !w->umem_internal) {
+	q->chunk = chunk;
+	q->rx_cap = rx_cap;
+	if (use_pool) {
 		/* UMEM = the pool. Every RX chunk a frame sits in while the GPU
 		 * ring holds it is missing from the fill ring, so RX gets all
 		 * the pool but a small TX share (1/16, at most TX_POOL_MAX
@@ -631,12 +653,10 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		 * RX chunk (see "Sizing the pool" in docs/wires.md). */
 		q->zc_pool = 1;
 		q->area = cfg->pool_cpu;
-		q->chunk = cfg->slot_size;
 		nchunks = cfg->num_slots;
 		q->area_size = (uint64_t)nchunks * q->chunk;
 		ntx = nchunks / 16 < TX_POOL_MAX ? nchunks / 16 : TX_POOL_MAX;
 	} else {
-		q->chunk = INT_CHUNK;
 		nchunks = w->frames * 2;
 		q->area_size = (uint64_t)nchunks * q->chunk;
 		q->area = mmap(NULL, q->area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -651,26 +671,6 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		ntx = nchunks / 2;
 	}
 	nrx = nchunks - ntx;
-	q->rx_cap = q->chunk - XDP_HEADROOM;
-	if (is_rx && cfg->max_frame > q->rx_cap) {
-		xq_free(q);
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP,
-				 "afxdp:%s: max packet size %u is larger than the AF_XDP frame size %u "
-				 "(chunk %u - %u headroom)", w->ifname, cfg->max_frame, q->rx_cap, q->chunk,
-				 XDP_HEADROOM);
-	}
-	/* A frame longer than a chunk is dropped by the kernel before gnio
-	 * sees it (no multi-buffer AF_XDP here): refuse an RX queue on an
-	 * interface whose MTU allows such frames rather than lose them. */
-	if (is_rx && w->mtu + 14 > q->rx_cap) {
-		uint32_t cap = q->rx_cap, chunk = q->chunk;
-
-		xq_free(q);
-		return gnio_fail(GNIO_ERROR_BAD_STATE, COMP,
-				 "afxdp:%s: MTU %u (frames up to %u bytes) is larger than the AF_XDP frame size %u "
-				 "(chunk %u - %u headroom); lower it with `ip link set %s mtu %u`",
-				 w->ifname, w->mtu, w->mtu + 14, cap, chunk, XDP_HEADROOM, w->ifname, cap - 14);
-	}
 
 	/* fill and RX rings hold every RX chunk: a smaller ring would leave
 	 * chunks that are never handed to the kernel */
