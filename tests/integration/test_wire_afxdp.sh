@@ -29,6 +29,14 @@ if grep -q "removed XDP program" "$TMPD/after.err"; then ok "stale program remov
 if ip -n "$NSA" link show "$VA" | grep -q xdp; then bad "XDP program left after a clean exit"; else
 	ok "XDP program detached on exit"; fi
 
+# the owner's lock file exists while it runs and is removed when it exits;
+# the one the killed run left above was taken over and removed too
+LOCK=/run/gnio/afxdp-$(ip netns exec "$NSA" stat -L -c %i /proc/self/ns/net)-$(ip netns exec "$NSA" cat /sys/class/net/$VA/ifindex).lock
+sink_start "$NSA" lock --wire "afxdp:$VA" --duration 1 || die "sink for the lock file"
+if [ -e "$LOCK" ]; then ok "lock file present while the wire is open"; else bad "no lock file at $LOCK"; fi
+sink_wait
+if [ -e "$LOCK" ]; then bad "lock file $LOCK left after a clean exit"; else ok "lock file removed on exit"; fi
+
 # a foreign XDP program is not removed without force=1 (IN_USE, one line)
 FOREIGN=""
 for o in /usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o /usr/lib/bpf/xdpfilt_alw_all.o; do

@@ -51,6 +51,7 @@
 #include <xdp/xsk.h>
 
 #include "core/errmsg.h"
+#include "core/lockfile.h"
 #include "eth/wire.h"
 
 #define COMP "afxdp"
@@ -102,7 +103,8 @@ struct afxdp_wire {
 	uint32_t frames;
 	int umem_internal; /* umem=internal: never use the pool as UMEM */
 	uint32_t attach_flags;
-	int prog_fd, map_fd, lock_fd;
+	int prog_fd, map_fd;
+	struct gnio_lockfile lock; /* held while the wire is open; removed on close */
 	uint32_t prog_id;
 	uint32_t mtu;
 	uint32_t nrxq, ntxq;
@@ -224,29 +226,24 @@ static int prog_name_by_id(uint32_t id, char *name, size_t len)
 	return 0;
 }
 
-/* The lock file proves a live owner of our program on this interface. */
-static int take_lock(int ifindex)
+/* The lock file proves a live owner of our program on this interface.
+ * GNIO_LOCKFILE_BUSY: another gnio process owns it. */
+static enum gnio_lockfile_result take_lock(struct gnio_lockfile *lf, int ifindex)
 {
 	char path[128];
 	struct stat st;
-	int fd;
+	enum gnio_lockfile_result r;
 
 	if (stat("/proc/self/ns/net", &st))
 		st.st_ino = 0;
 	mkdir("/run/gnio", 0755);
 	snprintf(path, sizeof(path), "/run/gnio/afxdp-%lu-%d.lock", (unsigned long)st.st_ino, ifindex);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	r = gnio_lockfile_take(lf, path);
+	if (r == GNIO_LOCKFILE_NO_FILE) {
 		snprintf(path, sizeof(path), "/tmp/gnio-afxdp-%lu-%d.lock", (unsigned long)st.st_ino, ifindex);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		r = gnio_lockfile_take(lf, path);
 	}
-	if (fd < 0)
-		return -2;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return r;
 }
 
 /* Remove a program left on the interface: ours when the lock was free,
@@ -377,7 +374,7 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
-	w->prog_fd = w->map_fd = w->lock_fd = -1;
+	w->prog_fd = w->map_fd = w->lock.fd = -1;
 	w->frames = DEF_FRAMES;
 	at = strchr(name, '@');
 	if (at) {
@@ -440,12 +437,11 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 				w->ifname, w->qid, w->nrxq);
 		goto fail;
 	}
-	w->lock_fd = take_lock(w->ifindex);
-	if (w->lock_fd == -1) {
+	if (take_lock(&w->lock, w->ifindex) == GNIO_LOCKFILE_BUSY) {
 		err = gnio_fail(GNIO_ERROR_IN_USE, COMP, "afxdp:%s is in use by another gnio process", w->ifname);
 		goto fail;
 	}
-	if (w->lock_fd >= 0) {
+	if (w->lock.fd >= 0) { /* the lock was free: a gnio_xsk program still attached was left by a killed run */
 		char v[8];
 
 		err = clear_stale(w, gnio_wire_opt(opts, "force", v, sizeof(v)) && atoi(v));
@@ -467,8 +463,7 @@ static void afxdp_close(void *wire)
 	if (!w)
 		return;
 	detach_prog(w);
-	if (w->lock_fd >= 0)
-		close(w->lock_fd);
+	gnio_lockfile_release(&w->lock); /* after the detach: the program was ours until here */
 	free(w);
 }
 
