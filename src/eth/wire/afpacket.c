@@ -8,7 +8,10 @@
  *          tov=MS      block retire timeout in ms (default 1)
  *
  * RX: a TPACKET_V3 ring (the kernel fills whole blocks, we walk them and hand
- * each block back once every frame in it was copied out). TX: a second socket
+ * each block back once every frame in it was copied out). The kernel strips
+ * the outer VLAN tag of a received frame before packet sockets see it and
+ * passes it beside the frame (tp_vlan_tci/tp_vlan_tpid); it is put back, as
+ * libpcap does, so the frame gnio delivers is the frame on the wire. TX: a second socket
  * and one sendmmsg() per burst. AF_PACKET has no hardware queues: one RX and
  * one TX queue (id 0).
  */
@@ -37,6 +40,8 @@
 #define COMP "afpacket"
 #define BLOCK_SIZE (1u << 20)
 #define TX_BATCH 256
+#define VLAN_TAG_LEN 4u
+#define MAC_ADDRS_LEN 12u /* the tag goes after destination and source MAC */
 
 struct afp_wire {
 	char ifname[IF_NAMESIZE];
@@ -164,7 +169,9 @@ static void afp_close(void *wire)
 static gnio_error_t afp_caps(void *wire, struct gnio_wire_caps *c)
 {
 	struct afp_wire *w = wire;
-	uint32_t mf = w->mtu + 14;
+	/* Ethernet header plus one VLAN tag: a tagged frame may carry a full
+	 * MTU (the kernel sends and receives those), and RX restores the tag. */
+	uint32_t mf = w->mtu + 14 + VLAN_TAG_LEN;
 
 	c->flags = GNIO_WIRE_CAP_RX | GNIO_WIRE_CAP_TX | GNIO_WIRE_CAP_SW_TIMESTAMP;
 	if (w->hwts)
@@ -361,14 +368,33 @@ static unsigned afp_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 		while (q->left && got < n) {
 			struct tpacket3_hdr *h = q->pkt;
 			struct gnio_wire_frame *fr = &f[got++];
+			const uint8_t *mac = (const uint8_t *)h + h->tp_mac;
+			/* libpcap's test: the flag, or a non-zero TCI from kernels
+			 * that predate the flag */
+			uint32_t tag = ((h->tp_status & TP_STATUS_VLAN_VALID) || h->hv1.tp_vlan_tci) &&
+						       h->tp_snaplen >= MAC_ADDRS_LEN ? VLAN_TAG_LEN : 0;
 
-			fr->len = h->tp_len;
+			fr->len = h->tp_len + tag;
 			fr->ts_ns = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
 			fr->buf_off = 0;
-			if (h->tp_len <= fr->cap && h->tp_snaplen == h->tp_len)
-				memcpy(fr->data, (uint8_t *)h + h->tp_mac, h->tp_snaplen);
-			else if (fr->len <= fr->cap)
+			if (fr->len <= fr->cap && h->tp_snaplen == h->tp_len) {
+				if (tag) {
+					uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) && h->hv1.tp_vlan_tpid
+								? h->hv1.tp_vlan_tpid : ETH_P_8021Q;
+					uint8_t *t = fr->data + MAC_ADDRS_LEN;
+
+					memcpy(fr->data, mac, MAC_ADDRS_LEN);
+					t[0] = (uint8_t)(tpid >> 8);
+					t[1] = (uint8_t)tpid;
+					t[2] = (uint8_t)(h->hv1.tp_vlan_tci >> 8);
+					t[3] = (uint8_t)h->hv1.tp_vlan_tci;
+					memcpy(t + VLAN_TAG_LEN, mac + MAC_ADDRS_LEN, h->tp_snaplen - MAC_ADDRS_LEN);
+				} else {
+					memcpy(fr->data, mac, h->tp_snaplen);
+				}
+			} else if (fr->len <= fr->cap) {
 				fr->len = fr->cap + 1; /* truncated by the ring: too big */
+			}
 			q->pkt = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
 			q->left--;
 		}
