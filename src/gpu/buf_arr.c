@@ -64,6 +64,13 @@ gnio_error_t gnio_buf_arr_destroy(struct gnio_buf_arr *arr)
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "buf_arr",
 				 "a kernel is running (or hung) on %s and may read this pool; stop it first", gpu->bus_id);
 	}
+	if (arr->rx_queues || arr->tx_queues) {
+		unsigned n = arr->rx_queues + arr->tx_queues;
+		pthread_mutex_unlock(&gpu->lock);
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "buf_arr",
+				 "the buffer array is the pool of %u started queue(s) (%u RX, %u TX); stop them first", n,
+				 arr->rx_queues, arr->tx_queues);
+	}
 	if (gpu->arr_top != arr) {
 		pthread_mutex_unlock(&gpu->lock);
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "buf_arr",
@@ -94,6 +101,33 @@ gnio_error_t gnio_buf_arr_get_gpu_handle(struct gnio_buf_arr *arr, struct gnio_g
 uint32_t gnio_buf_arr_get_elem_size(const struct gnio_buf_arr *arr) { return arr ? arr->elem_size : 0; }
 uint32_t gnio_buf_arr_get_num_elem(const struct gnio_buf_arr *arr) { return arr ? arr->num_elem : 0; }
 void *gnio_buf_arr_get_cpu_base(const struct gnio_buf_arr *arr) { return arr ? arr->base_cpu : NULL; }
+
+gnio_error_t gnio_buf_arr_claim(struct gnio_buf_arr *arr, int is_rx, const char *kind)
+{
+	pthread_mutex_lock(&arr->gpu->lock);
+	if (is_rx && arr->rx_queues) {
+		pthread_mutex_unlock(&arr->gpu->lock);
+		return gnio_fail(GNIO_ERROR_IN_USE, kind,
+				 "the pool is already filled by another started RX queue; give each RX queue its own "
+				 "buffer array");
+	}
+	if (is_rx)
+		arr->rx_queues++;
+	else
+		arr->tx_queues++;
+	pthread_mutex_unlock(&arr->gpu->lock);
+	return GNIO_SUCCESS;
+}
+
+void gnio_buf_arr_unclaim(struct gnio_buf_arr *arr, int is_rx)
+{
+	pthread_mutex_lock(&arr->gpu->lock);
+	if (is_rx && arr->rx_queues)
+		arr->rx_queues--;
+	else if (!is_rx && arr->tx_queues)
+		arr->tx_queues--;
+	pthread_mutex_unlock(&arr->gpu->lock);
+}
 
 gnio_error_t gnio_buf_arr_add_user(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot)
 {
