@@ -64,13 +64,6 @@ gnio_error_t gnio_buf_arr_destroy(struct gnio_buf_arr *arr)
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "buf_arr",
 				 "a kernel is running (or hung) on %s and may read this pool; stop it first", gpu->bus_id);
 	}
-	if (arr->rx_queues || arr->tx_queues) {
-		unsigned n = arr->rx_queues + arr->tx_queues;
-		pthread_mutex_unlock(&gpu->lock);
-		return gnio_fail(GNIO_ERROR_BAD_STATE, "buf_arr",
-				 "the buffer array is the pool of %u started queue(s) (%u RX, %u TX); stop them first", n,
-				 arr->rx_queues, arr->tx_queues);
-	}
 	if (gpu->arr_top != arr) {
 		pthread_mutex_unlock(&gpu->lock);
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "buf_arr",
@@ -78,6 +71,11 @@ gnio_error_t gnio_buf_arr_destroy(struct gnio_buf_arr *arr)
 	}
 	gpu->arr_top = arr->below;
 	arr->alloc->arr_refs--;
+	/* A started RX queue may still hold it (the rollback destroys arrays
+	 * before it stops queues): its claim ends here, and the memory stays
+	 * pinned by the queue until it stops. */
+	if (arr->rx_owner)
+		*arr->rx_owner = NULL;
 	pthread_mutex_unlock(&gpu->lock);
 	for (unsigned i = 0; i < GNIO_BUF_ARR_MAX_USERS; i++)
 		if (arr->users[i])
@@ -102,31 +100,30 @@ uint32_t gnio_buf_arr_get_elem_size(const struct gnio_buf_arr *arr) { return arr
 uint32_t gnio_buf_arr_get_num_elem(const struct gnio_buf_arr *arr) { return arr ? arr->num_elem : 0; }
 void *gnio_buf_arr_get_cpu_base(const struct gnio_buf_arr *arr) { return arr ? arr->base_cpu : NULL; }
 
-gnio_error_t gnio_buf_arr_claim(struct gnio_buf_arr *arr, int is_rx, const char *kind)
+gnio_error_t gnio_buf_arr_claim_rx(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot, const char *kind)
 {
 	pthread_mutex_lock(&arr->gpu->lock);
-	if (is_rx && arr->rx_queues) {
+	if (arr->rx_owner && arr->rx_owner != slot) {
 		pthread_mutex_unlock(&arr->gpu->lock);
 		return gnio_fail(GNIO_ERROR_IN_USE, kind,
 				 "the pool is already filled by another started RX queue; give each RX queue its own "
 				 "buffer array");
 	}
-	if (is_rx)
-		arr->rx_queues++;
-	else
-		arr->tx_queues++;
+	arr->rx_owner = slot;
+	*slot = arr;
 	pthread_mutex_unlock(&arr->gpu->lock);
 	return GNIO_SUCCESS;
 }
 
-void gnio_buf_arr_unclaim(struct gnio_buf_arr *arr, int is_rx)
+void gnio_buf_arr_unclaim_rx(struct gnio_gpu *gpu, struct gnio_buf_arr **slot)
 {
-	pthread_mutex_lock(&arr->gpu->lock);
-	if (is_rx && arr->rx_queues)
-		arr->rx_queues--;
-	else if (!is_rx && arr->tx_queues)
-		arr->tx_queues--;
-	pthread_mutex_unlock(&arr->gpu->lock);
+	/* The gpu's lock, not the array's pointer: the array may be destroyed
+	 * (clearing *slot under this lock) by another thread meanwhile. */
+	pthread_mutex_lock(&gpu->lock);
+	if (*slot && (*slot)->rx_owner == slot)
+		(*slot)->rx_owner = NULL;
+	*slot = NULL;
+	pthread_mutex_unlock(&gpu->lock);
 }
 
 gnio_error_t gnio_buf_arr_add_user(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot)

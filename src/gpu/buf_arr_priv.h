@@ -20,21 +20,23 @@ struct gnio_buf_arr {
 	uint32_t num_elem;
 	int started;
 	struct gnio_gpu_buf_arr *handle; /* device copy, once started */
-	/* Started queues using it (gnio_buf_arr_claim), under gpu->lock. */
-	unsigned rx_queues, tx_queues;
+	/* The started RX queue that fills it (gnio_buf_arr_claim_rx): its claim
+	 * slot, cleared if the array is destroyed first. Under gpu->lock. */
+	struct gnio_buf_arr **rx_owner;
 	/* Queues that registered it; cleared when the array goes away. */
 	struct gnio_buf_arr **users[GNIO_BUF_ARR_MAX_USERS];
 };
 
-/* A queue starts or stops using the pool (call claim at queue start, before
- * the wire queue opens, and unclaim at stop and on start's failure paths).
- * While any started queue holds a claim, gnio_buf_arr_destroy is refused
- * (BAD_STATE). One started RX queue at most fills a pool: a second one would
- * have its proxy write the same slots (IN_USE). TX queues may share a pool
- * with anything, so a TX queue can send in place from the RX queue's pool.
- * kind names the caller in the error ("eth_rxq"). Errors: IN_USE. */
-gnio_error_t gnio_buf_arr_claim(struct gnio_buf_arr *arr, int is_rx, const char *kind);
-void gnio_buf_arr_unclaim(struct gnio_buf_arr *arr, int is_rx);
+/* One started RX queue at most fills a pool: a second one's proxy would write
+ * the same slots under the first one's frames. An RX queue claims its pool
+ * when it starts (before its wire queue opens) and releases it when it stops
+ * and on start's failure paths; *slot is the queue's claim (NULL when none).
+ * TX queues take no claim: they may share a pool with anything, so a TX queue
+ * can send in place from the RX queue's pool. Destroying the array (rollback
+ * step 2 does it while queues are still started) ends the claim and clears
+ * *slot. kind names the caller in the error. Errors: IN_USE. */
+gnio_error_t gnio_buf_arr_claim_rx(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot, const char *kind);
+void gnio_buf_arr_unclaim_rx(struct gnio_gpu *gpu, struct gnio_buf_arr **slot);
 
 /* Register/unregister a queue's pool pointer (so destroy can clear it). */
 gnio_error_t gnio_buf_arr_add_user(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot);
