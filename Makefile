@@ -5,7 +5,9 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all bootstrap configure build demo test test-unit test-sanitize bench install clean
+FUZZ_SECONDS ?= 60
+
+.PHONY: all bootstrap configure build demo test test-unit test-sanitize fuzz bench install clean
 
 all: build
 
@@ -41,6 +43,14 @@ test-sanitize: bootstrap
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		ctest --output-on-failure -j$(JOBS) -L 'unit|cli'
 
+# libFuzzer targets (fuzz/, Debian's clang, ASan+UBSan) for FUZZ_SECONDS each
+# from their committed seeds; a crash, leak or timeout fails it.
+fuzz: bootstrap
+	cmake -S . -B $(BUILD)-fuzz -DCMAKE_C_COMPILER=clang -DGNIO_FUZZ=ON -DGNIO_WITH_CUDA=OFF \
+		-DGNIO_BUILD_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-fuzz -j$(JOBS) --target fuzz_targets
+	scripts/fuzz-run $(BUILD)-fuzz $(FUZZ_SECONDS)
+
 bench: build
 	@if [ -x bench/run.sh ]; then bench/run.sh $(BUILD); else echo "no benchmarks built"; fi
 
@@ -48,4 +58,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz
