@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/errmsg.h"
 #include "eth/dev_priv.h"
+#include "eth/wire_opts.h"
 
 gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev)
 {
@@ -30,8 +31,8 @@ gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev)
 	struct gnio_dev *d = calloc(1, sizeof(*d));
 	if (!d)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "dev", "out of memory");
-	strcpy(d->spec, spec);
-	strcpy(d->kind, kind);
+	snprintf(d->spec, sizeof(d->spec), "%s", spec); /* lengths checked above */
+	snprintf(d->kind, sizeof(d->kind), "%s", kind);
 	gnio_wire_split_args(colon + 1, d->name, sizeof(d->name));
 	d->ops = ops;
 	pthread_mutex_init(&d->lock, NULL);

@@ -29,10 +29,5 @@ struct gnio_dev {
 void gnio_dev_wire_failed(struct gnio_dev *dev, gnio_error_t err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Refuse options the wire of this kind does not know (a typo would otherwise
- * be ignored), naming the option and the valid ones, and options given twice.
- * opts: the part of a spec after "KIND:NAME,". Errors: INVALID_VALUE,
- * NOT_FOUND (unknown kind). In src/eth/wire_registry.c. */
-gnio_error_t gnio_wire_check_opts(const char *kind, const char *opts);
 
 #endif

@@ -6,11 +6,13 @@
  * defined next to its parser). gnio_dev_open checks a spec's options against
  * that list before the wire sees them, so a typo such as `mdoe=skb` is refused
  * with the valid names instead of being ignored. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/errmsg.h"
-#include "eth/dev_priv.h"
 #include "eth/wire.h"
+#include "eth/wire_opts.h"
 
 extern const struct gnio_wire_ops gnio_wire_sw_ops;
 extern const char gnio_wire_sw_options[];
@@ -162,4 +164,33 @@ int gnio_wire_opt(const char *opts, const char *key, char *val, size_t val_len)
 		p = end ? end + 1 : NULL;
 	}
 	return 0;
+}
+
+int gnio_wire_opt_flag(const char *opts, const char *key, int *on)
+{
+	char val[8];
+	if (!gnio_wire_opt(opts, key, val, sizeof(val)))
+		return 0;
+	/* gnio_wire_opt gives "1" for a bare key; anything long is cut to 7
+	 * characters, which then matches neither value */
+	if (!strcmp(val, "1") || !strcmp(val, "0")) {
+		*on = val[0] == '1';
+		return 1;
+	}
+	return -1;
+}
+
+int gnio_wire_opt_u32(const char *opts, const char *key, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char val[16], *end;
+	if (!gnio_wire_opt(opts, key, val, sizeof(val)))
+		return 0;
+	if (val[0] < '0' || val[0] > '9' || strlen(val) > 10) /* also a value cut to fit val */
+		return -1;
+	errno = 0;
+	unsigned long v = strtoul(val, &end, 10);
+	if (*end || errno || v < lo || v > hi)
+		return -1;
+	*out = (uint32_t)v;
+	return 1;
 }

@@ -104,12 +104,38 @@ static void test_duplicates_and_nameless(void **state)
 	assert_ok(gnio_dev_close(dev));
 }
 
+/* Option values: numbers are decimal and in range, flags are 0 or 1. */
+static void test_values_strict(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"pcap:,out=/nonexistent/v.pcap,loop=abc", "pcap:,out=/nonexistent/v.pcap,loop=-1",
+		"pcap:,out=/nonexistent/v.pcap,loop=2x", "pcap:,out=/nonexistent/v.pcap,loop=99999999999",
+		"afpacket:gnio_no_if0,promisc=yes", "afpacket:gnio_no_if0,bypass=2", "afpacket:gnio_no_if0,blocks=0x10",
+		"afpacket:gnio_no_if0,tov=", "afxdp:gnio_no_if0,copy=2", "afxdp:gnio_no_if0,zc=on",
+		"afxdp:gnio_no_if0,force=-1", "afxdp:gnio_no_if0,frames=100", "afxdp:gnio_no_if0,frames=+64",
+		"afxdp:gnio_no_if0,copy,zc", "null:v,size=64k", "sw:v,depth=-5",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char kind[16];
+		snprintf(kind, sizeof(kind), "%.*s", (int)strcspn(bad[i], ":"), bad[i]);
+		if (!built_in(kind))
+			continue;
+		struct gnio_dev *dev = NULL;
+		gnio_error_t e = gnio_dev_open(bad[i], &dev);
+		if (e != GNIO_ERROR_INVALID_VALUE)
+			fail_msg("%s: %s (%s), expected INVALID_VALUE", bad[i], gnio_error_get_name(e), gnio_last_error_msg());
+		assert_null(dev);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_typo_refused_by_every_wire),
 		cmocka_unit_test(test_known_options_pass),
 		cmocka_unit_test(test_duplicates_and_nameless),
+		cmocka_unit_test(test_values_strict),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,7 @@
 
 #include "core/errmsg.h"
 #include "eth/wire.h"
+#include "eth/wire_opts.h"
 
 #define COMP "afpacket"
 #define BLOCK_SIZE (1u << 20)
@@ -119,7 +120,7 @@ const char gnio_wire_afpacket_options[] = "promisc,bypass,blocks,tov";
 
 static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire)
 {
-	char name[64], val[32];
+	char name[64];
 	const char *opts = gnio_wire_split_args(args, name, sizeof(name));
 	struct afp_wire *w;
 	gnio_error_t err;
@@ -137,15 +138,12 @@ static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire
 	memcpy(w->ifname, name, strlen(name) + 1);
 	w->blocks = 16;
 	w->tov_ms = 1;
-	if (gnio_wire_opt(opts, "promisc", val, sizeof(val)))
-		w->promisc = atoi(val) != 0;
-	if (gnio_wire_opt(opts, "bypass", val, sizeof(val)))
-		w->bypass = atoi(val) != 0;
-	if (gnio_wire_opt(opts, "blocks", val, sizeof(val)))
-		w->blocks = (uint32_t)strtoul(val, NULL, 0);
-	if (gnio_wire_opt(opts, "tov", val, sizeof(val)))
-		w->tov_ms = (uint32_t)strtoul(val, NULL, 0);
-	if (w->blocks < 2 || w->blocks > 1024 || w->tov_ms < 1 || w->tov_ms > 1000) {
+	if (gnio_wire_opt_flag(opts, "promisc", &w->promisc) < 0 || gnio_wire_opt_flag(opts, "bypass", &w->bypass) < 0) {
+		free(w);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: promisc and bypass take 0 or 1");
+	}
+	if (gnio_wire_opt_u32(opts, "blocks", 2, 1024, &w->blocks) < 0 ||
+	    gnio_wire_opt_u32(opts, "tov", 1, 1000, &w->tov_ms) < 0) {
 		free(w);
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: blocks must be 2..1024 and tov 1..1000 ms");
 	}

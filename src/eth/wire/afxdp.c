@@ -53,6 +53,7 @@
 #include "core/errmsg.h"
 #include "core/lockfile.h"
 #include "eth/wire.h"
+#include "eth/wire_opts.h"
 
 #define COMP "afxdp"
 #define PROG_NAME "gnio_xsk"
@@ -102,6 +103,7 @@ struct afxdp_wire {
 	int force_copy;    /* 0 auto, 1 copy, 2 zero-copy */
 	uint32_t frames;
 	int umem_internal; /* umem=internal: never use the pool as UMEM */
+	int force;         /* force=1: remove a foreign XDP program */
 	uint32_t attach_flags;
 	int prog_fd, map_fd;
 	struct gnio_lockfile lock; /* held while the wire is open; removed on close */
@@ -404,10 +406,17 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: mode=%s (native|skb|auto)", val);
 		}
 	}
-	if (gnio_wire_opt(opts, "copy", val, sizeof(val)) && atoi(val))
-		w->force_copy = 1;
-	if (gnio_wire_opt(opts, "zc", val, sizeof(val)) && atoi(val))
-		w->force_copy = 2;
+	{
+		int copy = 0, zc = 0;
+
+		if (gnio_wire_opt_flag(opts, "copy", &copy) < 0 || gnio_wire_opt_flag(opts, "zc", &zc) < 0 ||
+		    gnio_wire_opt_flag(opts, "force", &w->force) < 0 || (copy && zc)) {
+			free(w);
+			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP,
+					 "afxdp: copy, zc and force take 0 or 1, and copy=1 excludes zc=1");
+		}
+		w->force_copy = copy ? 1 : zc ? 2 : 0;
+	}
 	if (gnio_wire_opt(opts, "umem", val, sizeof(val))) {
 		if (!strcmp(val, "internal"))
 			w->umem_internal = 1;
@@ -416,12 +425,9 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: umem=%s (pool|internal)", val);
 		}
 	}
-	if (gnio_wire_opt(opts, "frames", val, sizeof(val))) {
-		w->frames = (uint32_t)strtoul(val, NULL, 0);
-		if (w->frames < 64 || w->frames > (1u << 20) || (w->frames & (w->frames - 1))) {
-			free(w);
-			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: frames=%s (power of two, 64..1M)", val);
-		}
+	if (gnio_wire_opt_u32(opts, "frames", 64, 1u << 20, &w->frames) < 0 || (w->frames & (w->frames - 1))) {
+		free(w);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: frames takes a power of two, 64..1048576");
 	}
 
 	err = iface_check(w->ifname, &w->ifindex, &w->mtu);
@@ -442,9 +448,7 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 		goto fail;
 	}
 	if (w->lock.fd >= 0) { /* the lock was free: a gnio_xsk program still attached was left by a killed run */
-		char v[8];
-
-		err = clear_stale(w, gnio_wire_opt(opts, "force", v, sizeof(v)) && atoi(v));
+		err = clear_stale(w, w->force);
 		if (err)
 			goto fail;
 	}
@@ -696,10 +700,8 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 	sc.bind_flags = XDP_USE_NEED_WAKEUP;
 	if (w->force_copy == 1)
 		sc.bind_flags |= XDP_COPY;
-	else if (w->force_copy == 2)
+	else /* zc=1 demands zero-copy; by default try it first, then copy */
 		sc.bind_flags |= XDP_ZEROCOPY;
-	else
-		sc.bind_flags |= XDP_ZEROCOPY; /* try zero-copy first, then copy */
 	ret = xsk_bind(w, q, qid, &sc);
 	if (ret) {
 		int e = -ret;

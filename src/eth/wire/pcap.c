@@ -31,6 +31,7 @@
 #include "core/errmsg.h"
 #include "eth/dev_priv.h"
 #include "eth/wire.h"
+#include "eth/wire_opts.h"
 
 #define COMP "pcap"
 
@@ -111,8 +112,10 @@ static gnio_error_t pw_open(struct gnio_dev *dev, const char *args, void **wire)
 	opts = gnio_wire_split_args(args, w->in, sizeof(w->in));
 	gnio_wire_opt(opts, "out", w->out, sizeof(w->out));
 	w->loops = 1;
-	if (gnio_wire_opt(opts, "loop", val, sizeof(val)))
-		w->loops = (uint32_t)strtoul(val, NULL, 0);
+	if (gnio_wire_opt_u32(opts, "loop", 0, UINT32_MAX, &w->loops) < 0) {
+		free(w);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "pcap: loop takes a number of passes (0 = for ever)");
+	}
 	if (gnio_wire_opt(opts, "timing", val, sizeof(val))) {
 		if (!strcmp(val, "recorded"))
 			w->recorded = 1;
