@@ -10,14 +10,15 @@
 #include "gpu/gpu_priv.h"
 #include "gnio/impl/hd.h"
 
-/* One hex field of a bus id: 1..4 digits, at most max, ended by `end` (a
- * separator, or 0 for the end of the string). Advances *p past it. */
+/* One hex field of a bus id: 1..8 digits (nvidia-smi writes the domain with
+ * 8), at most max, ended by `end` (a separator, or 0 for the end of the
+ * string). Advances *p past it. */
 static int hex_field(const char **p, char end, unsigned max, unsigned *v)
 {
 	unsigned n = 0, val = 0;
-	for (; isxdigit((unsigned char)**p) && n < 5; (*p)++, n++)
+	for (; isxdigit((unsigned char)**p) && n < 9; (*p)++, n++)
 		val = val * 16 + (unsigned)(isdigit((unsigned char)**p) ? **p - '0' : (tolower((unsigned char)**p) - 'a' + 10));
-	if (!n || n > 4 || val > max || **p != end)
+	if (!n || n > 8 || val > max || **p != end)
 		return -1;
 	if (end)
 		(*p)++;
