@@ -6,13 +6,18 @@
  * files for reading only; its output file is written by a TX queue, never
  * opened here). pcap file names are kept relative and without '/', and the
  * target runs in an empty directory, so no real file (nor stdin, "-") is
- * read: the file path is fuzz_pcap's job. What opens must describe itself
- * and close again. */
+ * read: the file path is fuzz_pcap's job. An sw wire reserves 2 x depth x
+ * 2 KiB per queue (up to 16 GiB of address space at queues=64,depth=65536),
+ * which slows the target to a crawl; specs asking for more than 1024
+ * descriptors in all go through the option check only. What opens must
+ * describe itself and close again. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "eth/wire.h"
+#include "eth/wire_opts.h"
 #include "gnio/dev.h"
 #include "gnio/log.h"
 
@@ -48,6 +53,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t name_len = strcspn(spec + 5, ",");
 		if (memchr(spec + 5, '/', name_len) || (name_len == 1 && spec[5] == '-'))
 			return 0;
+	}
+	if (!strncmp(spec, "sw:", 3)) {
+		const char *opts = gnio_wire_split_args(spec + 3, NULL, 0);
+		uint32_t depth = 4096, queues = 8;
+		gnio_wire_opt_u32(opts, "depth", 0, UINT32_MAX, &depth);
+		gnio_wire_opt_u32(opts, "queues", 0, UINT32_MAX, &queues);
+		if ((uint64_t)depth * queues > 1024) {
+			gnio_wire_check_opts("sw", opts);
+			return 0;
+		}
 	}
 	struct gnio_dev *dev = NULL;
 	gnio_error_t e = gnio_dev_open(spec, &dev);

@@ -87,7 +87,7 @@ put("pcap", "empty.pcap", pcap([]))
 put("pcap", "not-ethernet.pcap", pcap([(4, 4, b"abcd")], linktype=101))
 put("pcap", "runt.pcap", pcap([(1, 1, b"x"), (0, 0, b"")]))
 
-specs = [b"\x00a", b"\x00a,depth=8,queues=2", b"\x00a,,depth=1,", b"\x00a,depth", b"\x00a,depth=8,depth=9",
+specs = [b"\x00a", b"\x00a,depth=8,queues=2", b"\x00a,depth=128,queues=8", b"\x00a,queues=1,depth=1024", b"\x00a,,depth=1,", b"\x00a,depth", b"\x00a,depth=8,depth=9",
          b"\x00a,colour=red", b"\x01n", b"\x01n,size=64", b"\x01n,size=9216", b"\x01n,size=13",
          b"\x02nofile.pcap,loop=2,timing=recorded", b"\x02,out=x.pcap", b"\x02nofile.pcap,timing=fast,out=y",
          b"\x02,lopo=1", b"\x03sw:x,queues=64", b"\x03null:y,size=60", b"\x03pcap:,out=z", b"\x03sw:",
