@@ -37,22 +37,31 @@ def vtuple(v):
     return tuple(int(x) for x in v.split("."))
 
 
+TEMPLATE = re.compile(r"^\s*template\s*<")
+
+
 def declared_name(lines, start):
-    """Name and kind of the first declaration at or after lines[start]."""
-    for i in range(start, min(start + 6, len(lines))):
+    """Name, kind and line index of the first declaration at or after
+    lines[start]. A C++ template header (template <...>, possibly over several
+    lines) is skipped: the declaration is the function after it."""
+    in_template = False
+    for i in range(start, min(start + 12, len(lines))):
         ln = lines[i]
         if not ln.strip() or ln.strip().startswith(("/*", "*", "//")):
             continue
+        if TEMPLATE.match(ln) or in_template:
+            in_template = not ln.rstrip().endswith(">")
+            continue
         m = MACRO.match(ln)
         if m:
-            return m.group(1), "macro"
+            return m.group(1), "macro", i
         for m in FUNC.finditer(ln):
             if m.group(1) not in SKIP_WORDS:
-                return m.group(1), "function"
+                return m.group(1), "function", i
         m = TYPE.match(ln)
         if m:
-            return f"{m.group(1)} {m.group(2)}", "type"
-    return None, None
+            return f"{m.group(1)} {m.group(2)}", "type", i
+    return None, None, None
 
 
 def scan(include_dir, version, errors):
@@ -73,7 +82,7 @@ def scan(include_dir, version, errors):
                 if not m:
                     errors.append(f"{rel}:{i + 1}: malformed @since tag: {ln.strip()}")
                     continue
-                sym, kind = declared_name(lines, i + 1)
+                sym, kind, at = declared_name(lines, i + 1)
                 if not sym:
                     errors.append(f"{rel}:{i + 1}: @since tag with no declaration after it")
                     continue
@@ -91,7 +100,7 @@ def scan(include_dir, version, errors):
                     "display_name": m.group("name"),
                     "min_version": m.group("min"),
                     "max_version": m.group("max"),
-                    "source": f"{rel}:{i + 2}",
+                    "source": f"{rel}:{at + 1}",
                     "symbol": sym,
                     "kind": kind,
                 })

@@ -47,7 +47,7 @@ struct gnio_wire_caps {
  * (wire not built in), IN_USE, NO_MEMORY, OPERATING_SYSTEM. */
 /* @since 0.1 wire_open: Open a wire from a spec string (sw, afxdp, afpacket, pcap) */
 gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev);
-/* Close a wire. Errors: INVALID_VALUE, BAD_STATE (queues still exist). */
+/* Close a wire. Errors: INVALID_VALUE, BAD_STATE (queues or a gnio_flow still exist). */
 gnio_error_t gnio_dev_close(struct gnio_dev *dev);
 struct gnio_devinfo *gnio_dev_as_devinfo(struct gnio_dev *dev);
 

@@ -2,8 +2,10 @@
 /*
  * gnio/eth_rxq.h - host Ethernet receive queue (DOCA: doca_eth_rxq).
  *
- * Order of use: create on an open dev -> setters -> gnio_ctx_set_datapath_on_gpu
+ * GPU datapath: create on an open dev -> setters -> gnio_ctx_set_datapath_on_gpu
  * -> gnio_ctx_start -> gnio_eth_rxq_get_gpu_handle -> kernel -> stop -> destroy.
+ * CPU datapath (DOCA's CPU data path): start without a device and receive on
+ * the host with gnio_eth_rxq_recv_burst.
  */
 #ifndef GNIO_ETH_RXQ_H
 #define GNIO_ETH_RXQ_H
@@ -25,6 +27,14 @@ struct gnio_gpu_eth_rxq; /* GPU handle, gnio/impl/ring.h */
 enum gnio_eth_rxq_type {
 	/* Completions in a cyclic ring, frames in a registered pool (DOCA CYCLIC). */
 	GNIO_ETH_RXQ_TYPE_CYCLIC = 0,
+	GNIO_ETH_RXQ_TYPE_MANAGED_MEMPOOL = 1, /* DOCA's CPU-only types: NOT_SUPPORTED */
+	GNIO_ETH_RXQ_TYPE_REGULAR = 2,
+};
+
+/* Who consumes the queue: a host thread or a device (kernel). */
+enum gnio_eth_rxq_data_path_type {
+	GNIO_ETH_RXQ_DATA_PATH_TYPE_CPU = 0,
+	GNIO_ETH_RXQ_DATA_PATH_TYPE_GPU = 1,
 };
 
 /* Why a frame the wire delivered did not reach the kernel. */
@@ -35,9 +45,12 @@ enum gnio_drop_reason {
 	GNIO_DROP_WIRE_OVERFLOW,  /* the wire's own buffer overflowed before the proxy read it */
 	GNIO_DROP_STOPPED,        /* arrived while the queue was stopping */
 	GNIO_DROP_DEVICE_ERROR,   /* could not be placed in device memory (copy failed) */
+	GNIO_DROP_NO_BUFFER,      /* the ring had room but the entry's buffer is still being
+				   * sent in place (held until its TX completion) */
 	GNIO_DROP_REASON_COUNT
 };
-/* "ring_full", "too_big", "runt", "wire_overflow", "stopped", "device_error". */
+/* "ring_full", "too_big", "runt", "wire_overflow", "stopped", "device_error",
+ * "no_buffer". */
 const char *gnio_drop_reason_name(enum gnio_drop_reason reason);
 
 struct gnio_eth_rxq_stats {
@@ -48,8 +61,10 @@ struct gnio_eth_rxq_stats {
 	uint64_t dropped_total;
 };
 
-/* Errors: INVALID_VALUE (NULL, zero burst, packet size beyond the wire max),
- * NO_MEMORY. */
+/* max_burst_size: frames the proxy moves per wire call, at most the largest
+ * ring (gnio_eth_rxq_cap_get_max_burst_size); a burst above the queue's ring
+ * size is served ring-sized. Errors: INVALID_VALUE (NULL, zero or too large
+ * burst, packet size beyond the wire max), NO_MEMORY. */
 /* @since 0.1 eth_rxq: Host Ethernet RX queue */
 gnio_error_t gnio_eth_rxq_create(struct gnio_dev *dev, uint32_t max_burst_size,
 				 uint32_t max_packet_size, struct gnio_eth_rxq **rxq);
@@ -91,12 +106,32 @@ gnio_error_t gnio_eth_rxq_quiesce(struct gnio_eth_rxq *rxq);
 /* @since 0.1 rxq_drop_accounting: RX counters with named drop reasons */
 gnio_error_t gnio_eth_rxq_get_stats(struct gnio_eth_rxq *rxq, struct gnio_eth_rxq_stats *stats);
 
-/* Capability queries (NIC axis). Errors: INVALID_VALUE. */
-gnio_error_t gnio_eth_rxq_cap_get_max_burst_size(const struct gnio_devinfo *info, uint32_t *max);
-gnio_error_t gnio_eth_rxq_cap_get_max_packet_size(const struct gnio_devinfo *info, uint32_t *max);
-/* SUCCESS when supported, NOT_SUPPORTED otherwise. */
-/* @since 0.1 rxq_cap_type: RX queue type capability query */
-gnio_error_t gnio_eth_rxq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_rxq_type type);
+/* A frame on the host datapath. */
+struct gnio_eth_pkt {
+	uint8_t *data;  /* RX: where the frame is written (cap bytes); TX: the frame */
+	uint32_t len;   /* RX: the frame's length; TX: bytes to send */
+	uint32_t cap;   /* RX: room at data */
+	uint64_t ts_ns; /* RX: arrival (CLOCK_REALTIME ns) when the wire knows it, else 0 */
+};
+
+/* CPU datapath: receive up to max_pkts frames into pkts[i].data (pkts[i].cap
+ * bytes each), without waiting; *nb_pkts says how many. A frame longer than
+ * its pkt's cap, or shorter than an Ethernet header, is not returned and is
+ * counted as dropped (too_big, runt) in the queue's stats. One thread per
+ * queue. Errors: INVALID_VALUE, BAD_STATE (not started, or started with a
+ * GPU datapath: its frames go to the kernel). */
+/* @since 0.2 host_datapath: Host (CPU) datapath burst receive and send on eth queues */
+gnio_error_t gnio_eth_rxq_recv_burst(struct gnio_eth_rxq *rxq, struct gnio_eth_pkt *pkts, uint32_t max_pkts,
+				     uint32_t *nb_pkts);
+
+/* Capability queries (NIC axis), with DOCA's arguments. Errors: INVALID_VALUE. */
+gnio_error_t gnio_eth_rxq_cap_get_max_burst_size(const struct gnio_devinfo *devinfo, uint32_t *max_burst_size);
+gnio_error_t gnio_eth_rxq_cap_get_max_packet_size(const struct gnio_devinfo *devinfo, uint32_t *max_packet_size);
+/* SUCCESS when the wire supports the type on that datapath, NOT_SUPPORTED
+ * otherwise (gnio: CYCLIC on either datapath, when the wire receives). */
+/* @since 0.2 rxq_cap_type: RX queue type and datapath capability query */
+gnio_error_t gnio_eth_rxq_cap_is_type_supported(const struct gnio_devinfo *devinfo, enum gnio_eth_rxq_type type,
+						enum gnio_eth_rxq_data_path_type data_path_type);
 
 #ifdef __cplusplus
 }

@@ -18,5 +18,7 @@
 #include "rollback.h"
 #include "gen.h"
 #include "sw.h"
+#include "pipeline.h"
+#include "flow.h"
 
 #endif /* GNIO_GNIO_H */

@@ -90,7 +90,8 @@ gnio_error_t gnio_rollback_add_buf_arr(struct gnio_rollback *rb, struct gnio_buf
 gnio_error_t gnio_rollback_add_rxq(struct gnio_rollback *rb, struct gnio_eth_rxq *rxq);
 gnio_error_t gnio_rollback_add_txq(struct gnio_rollback *rb, struct gnio_eth_txq *txq);
 gnio_error_t gnio_rollback_add_semaphore(struct gnio_rollback *rb, struct gnio_gpu_semaphore *sem);
-/* memptr_gpu: the pointer gnio_gpu_mem_alloc returned for this context. */
+/* memptr_gpu: the pointer gnio_gpu_mem_alloc (freed in step 4) or
+ * gnio_gpu_mem_register (unregistered in step 4) returned for this context. */
 gnio_error_t gnio_rollback_add_mem(struct gnio_rollback *rb, void *memptr_gpu);
 
 /* Step reporter (NULL: none). Errors: INVALID_VALUE (NULL rb). */

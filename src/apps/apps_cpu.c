@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* src/apps/apps_cpu.c - CPU-device bodies of the built-in apps. They are the
- * same loop a CUDA block runs, with one thread: recv a batch, run the shared
- * per-packet function on each frame, publish running totals. */
+ * same loop a CUDA block runs, with one thread: receive a batch through the
+ * device API, run the shared per-packet function on each frame, send where the
+ * app sends, publish running totals. */
 #include <sched.h>
 #include <string.h>
-#include "apps/apps.h"
+#include "apps/apps_priv.h"
+#include "gnio/apps/frame.h"
+#include "gnio/device/gnio_dev.h"
+
+enum { APP_COUNT, APP_CLASSIFY, APP_TOUCH, APP_ECHO, APP_ECHO_COPY, APP_FWD };
 
 /* Store running totals; the kernel is the only writer of its stats block. */
 static void publish(struct gnio_app_stats *st, const struct gnio_app_stats *local)
@@ -23,81 +28,118 @@ static void publish(struct gnio_app_stats *st, const struct gnio_app_stats *loca
 	gnio_store_release_u64(&st->packets, local->packets);
 }
 
-enum { APP_COUNT, APP_CLASSIFY, APP_ECHO, APP_TOUCH };
-
-/* XOR of the frame's 32-bit words (tail bytes zero-extended). */
-static uint32_t frame_digest(const uint8_t *p, uint32_t len)
+/* The ring is full: the proxy drains it. Wait, do not drop; give the proxy
+ * the core when it shares ours. Returns 0 when told to stop meanwhile. */
+static int tx_wait(const struct gnio_runner_launch *l, unsigned *spins)
 {
-	uint32_t x = 0, w;
-	uint32_t i = 0;
-	for (; i + 4 <= len; i += 4) {
-		memcpy(&w, p + i, 4);
-		x ^= w;
+	if (gnio_gpu_dev_kernel_should_stop(l->ctl))
+		return 0;
+	if (++*spins < 64)
+		gnio_cpu_relax();
+	else
+		sched_yield();
+	return 1;
+}
+
+static void count_error(struct gnio_app_stats *s, gnio_error_t err)
+{
+	s->errors++;
+	s->last_error = err;
+}
+
+/* Send frame idx of the batch back where it lies: swap MACs, then send it in
+ * place (the RX pool is registered with the TX queue). */
+static void send_in_place(const struct gnio_runner_launch *l, const struct gnio_app_args *a, uint8_t *pkt,
+			  uint32_t len, struct gnio_app_stats *s)
+{
+	gnio_frame_swap_macs(pkt, len);
+	uint32_t mkey = gnio_gpu_dev_eth_rxq_get_pkt_mkey(a->rxq);
+	unsigned spins = 0;
+	gnio_error_t err;
+	while ((err = gnio_gpu_dev_eth_txq_send_thread(a->txq, (uint64_t)(uintptr_t)pkt, mkey, len,
+						       GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, NULL)) == GNIO_ERROR_AGAIN) {
+		s->tx_again++;
+		if (!tx_wait(l, &spins))
+			return;
 	}
-	for (uint32_t k = 0; i < len; i++, k++)
-		x ^= (uint32_t)p[i] << (8 * k);
-	return x;
+	if (err != GNIO_SUCCESS)
+		count_error(s, err);
+	else
+		s->tx_packets++;
+}
+
+/* Copy the frame with MACs swapped into the TX pool's next slot, then send it. */
+static void send_copy(const struct gnio_runner_launch *l, const struct gnio_app_args *a, const uint8_t *pkt,
+		      uint32_t len, struct gnio_app_stats *s)
+{
+	uint64_t t;
+	unsigned spins = 0;
+	gnio_error_t err;
+	while ((err = gnio_gpu_dev_eth_txq_reserve(a->txq, 1, &t)) == GNIO_ERROR_AGAIN) {
+		s->tx_again++;
+		if (!tx_wait(l, &spins))
+			return;
+	}
+	if (err != GNIO_SUCCESS) {
+		count_error(s, err);
+		return;
+	}
+	uint8_t *out = gnio_gpu_dev_eth_txq_slot_addr(a->txq, t);
+	uint32_t room = gnio_gpu_dev_eth_txq_slot_size(a->txq);
+	uint32_t cl = len <= room ? len : room;
+	memcpy(out, pkt, cl);
+	gnio_frame_swap_macs(out, cl);
+	gnio_gpu_dev_eth_txq_commit(a->txq, t, cl, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
+	s->tx_packets++;
 }
 
 static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 {
 	const struct gnio_app_args *a = l->user;
 	const struct gnio_gpu_eth_rxq *rxq = a->rxq;
-	const struct gnio_gpu_eth_txq *txq = a->txq;
 	struct gnio_app_stats local;
 	memset(&local, 0, sizeof(local));
 	uint64_t beat = 0;
 	gnio_error_t result = GNIO_SUCCESS;
+	const uint32_t batch = a->max_batch ? a->max_batch : GNIO_APP_DEF_BATCH;
+	/* The echoes answer each frame at once: look once per receive. The
+	 * others wait up to the timeout for a full batch. */
+	const int latency = kind == APP_ECHO || kind == APP_ECHO_COPY;
+	const uint64_t timeout = latency ? 1 : (a->timeout_ns ? a->timeout_ns : GNIO_APP_DEF_TIMEOUT_NS);
+	unsigned idle = 0;
 
-	while (!gnio_dev_kernel_should_stop(l->ctl)) {
-		gnio_dev_kernel_heartbeat(l->ctl, ++beat);
+	if ((kind >= APP_ECHO) && !a->txq)
+		return GNIO_ERROR_INVALID_VALUE;
+	while (!gnio_gpu_dev_kernel_should_stop(l->ctl)) {
+		gnio_gpu_dev_kernel_heartbeat(l->ctl, ++beat);
 		uint64_t first;
 		uint32_t n;
-		gnio_error_t err = gnio_dev_eth_rxq_recv_block(rxq, a->max_batch, a->timeout_ns, &first, &n);
+		gnio_error_t err = gnio_gpu_dev_eth_rxq_recv_thread(rxq, batch, timeout, &first, &n, NULL);
 		if (err != GNIO_SUCCESS) {
-			local.errors++;
-			local.last_error = err;
+			count_error(&local, err);
 			publish(a->stats, &local);
 			result = err;
 			break; /* BAD_STATE (no pool) will not fix itself */
 		}
-		if (!n)
+		if (!n) {
+			/* A CPU-device kernel shares cores with the proxies. */
+			if (latency && ++idle > 64)
+				sched_yield();
 			continue;
+		}
+		idle = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			uint8_t *pkt;
 			uint32_t len;
-			gnio_dev_eth_rxq_get_pkt(rxq, first + i, &pkt, &len, NULL);
+			gnio_gpu_dev_eth_rxq_get_pkt(rxq, first + i, &pkt, &len, NULL);
 			local.bytes += len;
-			if (kind == APP_CLASSIFY)
-				local.proto[gnio_classify(pkt, len)]++;
-			if (kind == APP_TOUCH)
-				local.digest ^= frame_digest(pkt, len);
-			if (kind == APP_ECHO && txq) {
-				uint64_t t;
-				err = gnio_dev_eth_txq_reserve(txq, 1, &t);
-				for (unsigned spins = 0; err == GNIO_ERROR_AGAIN && !gnio_dev_kernel_should_stop(l->ctl);
-				     spins++) {
-					/* Ring full: the proxy drains it. Wait, do not drop;
-					 * give the proxy the core if it shares ours. */
-					local.tx_again++;
-					if (spins < 64)
-						gnio_cpu_relax();
-					else
-						sched_yield();
-					err = gnio_dev_eth_txq_reserve(txq, 1, &t);
-				}
-				if (err != GNIO_SUCCESS) {
-					local.errors++;
-					local.last_error = err;
-					continue;
-				}
-				uint8_t *out = gnio_dev_eth_txq_slot_addr(txq, t);
-				uint32_t cl = len <= txq->slot_size ? len : txq->slot_size;
-				memcpy(out, pkt + 6, 6); /* swap MACs: dst <- src */
-				memcpy(out + 6, pkt, 6);
-				memcpy(out + 12, pkt + 12, cl - 12);
-				gnio_dev_eth_txq_commit(txq, t, cl, 0);
-				local.tx_packets++;
+			switch (kind) {
+			case APP_CLASSIFY: local.proto[gnio_classify(pkt, len)]++; break;
+			case APP_TOUCH: local.digest ^= gnio_frame_digest(pkt, len); break;
+			case APP_ECHO:
+			case APP_FWD: send_in_place(l, a, pkt, len, &local); break;
+			case APP_ECHO_COPY: send_copy(l, a, pkt, len, &local); break;
+			default: break;
 			}
 		}
 		local.packets += n;
@@ -105,13 +147,15 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 		publish(a->stats, &local);
 	}
 	/* Release the last batch so the proxy sees everything consumed. */
-	gnio_rx_ring_release(rxq);
+	gnio_gpu_dev_eth_rxq_release_thread(rxq);
 	publish(a->stats, &local);
-	gnio_dev_kernel_set_exit_code(l->ctl, (uint32_t)result);
+	gnio_gpu_dev_kernel_set_exit_code(l->ctl, (uint32_t)result);
 	return result;
 }
 
 gnio_error_t gnio_app_count_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_COUNT); }
 gnio_error_t gnio_app_classify_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_CLASSIFY); }
-gnio_error_t gnio_app_echo_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_ECHO); }
 gnio_error_t gnio_app_touch_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_TOUCH); }
+gnio_error_t gnio_app_echo_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_ECHO); }
+gnio_error_t gnio_app_echo_copy_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_ECHO_COPY); }
+gnio_error_t gnio_app_fwd_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_FWD); }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * src/apps/apps_cuda.cu - the CUDA bodies of the built-in apps (count,
- * classify, echo) as persistent kernels.
+ * src/apps/apps_cuda.cu - the CUDA bodies of the built-in apps as persistent
+ * kernels, written against the device API only (gnio/device/).
  *
  * One block owns one RX queue. The queue is received at the scope args->
  * recv_scope asks for: the whole block (default), warp 0, or thread 0; the
@@ -10,29 +10,33 @@
  * host memory) with plain relaxed stores once per batch: the host only reads
  * them, so no read-modify-write ever crosses PCIe.
  *
+ * The sending apps: echo and fwd swap the MACs of each frame where it lies
+ * and send it in place, at args->send_scope (thread, warp or block: one
+ * reservation per group); echo-copy copies each frame into the TX pool
+ * (slot-style send). echo looks once per receive (answers at once); fwd and
+ * the others wait up to the timeout for a full batch.
+ *
  * Per-packet logic is the GNIO_HD code in include/gnio/apps/, shared with the
  * CPU device (apps_cpu.c).
  */
 #include <cuda_runtime.h>
 
-/* apps.h has no C++ guards of its own; the launchers are called from C. */
-extern "C" {
-#include "apps.h"
-}
+#include "apps_priv.h"
+#include "gnio/apps/frame.h"
+#include "gnio/device/gnio_dev.h"
 
-#define SCOPE_THREAD 0
-#define SCOPE_WARP 1
-#define SCOPE_BLOCK 2
+#define SCOPE_THREAD GNIO_APP_SCOPE_THREAD
+#define SCOPE_WARP GNIO_APP_SCOPE_WARP
+#define SCOPE_BLOCK GNIO_APP_SCOPE_BLOCK
 
 #define APP_COUNT 0
 #define APP_CLASSIFY 1
 #define APP_ECHO 2
 #define APP_TOUCH 3
+#define APP_ECHO_COPY 4
+#define APP_FWD 5
 
-#define DEF_THREADS 256u
-#define DEF_BATCH 256u
-#define DEF_TIMEOUT_NS 100000ull /* 100 us: stop flag seen within that */
-#define CTL_EVERY 16u            /* busy batches between control passes */
+#define CTL_EVERY 16u /* busy batches between control passes */
 
 /* What every member of the consumer group learns after a recv. */
 struct batch {
@@ -41,19 +45,19 @@ struct batch {
 	gnio_error_t err;
 };
 
+template <int SCOPE> __device__ __forceinline__ constexpr enum gnio_gpu_dev_eth_exec_scope exec_scope(void)
+{
+	return SCOPE == SCOPE_BLOCK ? GNIO_GPUNETIO_ETH_EXEC_SCOPE_BLOCK
+	       : SCOPE == SCOPE_WARP ? GNIO_GPUNETIO_ETH_EXEC_SCOPE_WARP
+				     : GNIO_GPUNETIO_ETH_EXEC_SCOPE_THREAD;
+}
+
 /* Receive at the kernel's scope. Every thread of the group must call it. */
 template <int SCOPE>
-__device__ __forceinline__ struct batch app_recv(const struct gnio_gpu_eth_rxq *q, uint32_t max,
-						 uint64_t timeout_ns)
+__device__ __forceinline__ struct batch app_recv(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns)
 {
 	struct batch b;
-
-	if (SCOPE == SCOPE_BLOCK)
-		b.err = gnio_dev_eth_rxq_recv_block(q, max, timeout_ns, &b.first, &b.count);
-	else if (SCOPE == SCOPE_WARP)
-		b.err = gnio_dev_eth_rxq_recv_warp(q, max, timeout_ns, &b.first, &b.count);
-	else
-		b.err = gnio_dev_eth_rxq_recv_thread(q, max, timeout_ns, &b.first, &b.count);
+	b.err = gnio_gpu_dev_eth_rxq_recv<exec_scope<SCOPE>()>(q, max, timeout_ns, &b.first, &b.count, nullptr);
 	return b;
 }
 
@@ -66,6 +70,16 @@ template <int SCOPE> __device__ __forceinline__ void group_sync(void)
 		__syncwarp();
 }
 
+/* Does any member of the group say so? Also a barrier. */
+template <int SCOPE> __device__ __forceinline__ int group_any(int pred)
+{
+	if (SCOPE == SCOPE_BLOCK)
+		return __syncthreads_or(pred);
+	if (SCOPE == SCOPE_WARP)
+		return __any_sync(0xffffffffu, pred);
+	return pred;
+}
+
 /* Thread 0 decides whether to go on; the group learns it. Reading the flag
  * every loop is one PCIe read per batch or per recv timeout. */
 template <int SCOPE>
@@ -74,8 +88,8 @@ __device__ __forceinline__ int group_should_stop(struct gnio_kernel_ctl *ctl, ui
 	int stop = 0;
 
 	if (threadIdx.x == 0) {
-		stop = gnio_dev_kernel_should_stop(ctl);
-		gnio_dev_kernel_heartbeat(ctl, ++*hb);
+		stop = gnio_gpu_dev_kernel_should_stop(ctl);
+		gnio_gpu_dev_kernel_heartbeat(ctl, ++*hb);
 	}
 	if (SCOPE == SCOPE_BLOCK) {
 		if (threadIdx.x == 0)
@@ -101,6 +115,10 @@ struct app_totals {
 struct app_batch_acc {
 	unsigned long long bytes;
 	unsigned long long digest;
+	unsigned long long tx_packets;
+	unsigned long long tx_again;
+	unsigned int errors;
+	unsigned int last_error;
 	unsigned int proto[GNIO_PROTO_COUNT];
 };
 
@@ -114,7 +132,7 @@ __device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const str
 	gnio_store_relaxed_u64(&st->errors, t->errors);
 	gnio_store_relaxed_u64(&st->last_error, t->last_error);
 	gnio_store_relaxed_u64(&st->verify_fail, t->verify_fail);
-	if (app == APP_ECHO) {
+	if (app == APP_ECHO || app == APP_ECHO_COPY || app == APP_FWD) {
 		gnio_store_relaxed_u64(&st->tx_packets, t->tx_packets);
 		gnio_store_relaxed_u64(&st->tx_again, t->tx_again);
 	}
@@ -126,8 +144,90 @@ __device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const str
 		gnio_store_relaxed_u64(&st->digest, t->digest);
 }
 
+/* The TX ring is full: wait (sleeping, not spinning on reserve) until the
+ * proxy completes more descriptors, or the stop flag is set. Uniform across
+ * the group. Returns 0 when told to stop. */
+template <int SCOPE>
+__device__ __forceinline__ int tx_wait(const struct gnio_gpu_eth_txq *tq, struct gnio_kernel_ctl *ctl, uint64_t seen)
+{
+	uint32_t naps = 0;
+	int stop = 0;
+	while (gnio_gpu_dev_eth_txq_completed(tq) == seen && !(stop = gnio_gpu_dev_kernel_should_stop(ctl))) {
+		__nanosleep(naps < 8 ? 256u << naps : 65536u);
+		naps++;
+	}
+	return !group_any<SCOPE>(stop);
+}
+
 /*
- * Echo: copy frame src (len bytes) into dst with the Ethernet addresses
+ * In-place send of one batch (echo, fwd): each member of the group takes
+ * frames first+rank, first+rank+nthr, ...; per round it swaps the frame's
+ * MACs where it lies and sends it at SEND scope (THREAD: each thread on its
+ * own; WARP: one reservation per warp; BLOCK: one per block). Rounds are
+ * uniform across the group, as the warp and block sends need.
+ */
+template <int SCOPE, int SEND>
+__device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &a, struct gnio_kernel_ctl *ctl,
+						    const struct batch &b, struct app_batch_acc *acc)
+{
+	const struct gnio_gpu_eth_txq *tq = a.txq;
+	const uint32_t tid = threadIdx.x;
+	const uint32_t nthr = SCOPE == SCOPE_THREAD ? 1u : SCOPE == SCOPE_WARP ? 32u : blockDim.x;
+	const uint32_t mkey = gnio_gpu_dev_eth_rxq_get_pkt_mkey(a.rxq);
+	/* One block sends on the queue: block-scope atomics do, and a whole
+	 * block sending as one group owns it outright. */
+	constexpr enum gnio_gpu_dev_eth_resource_sharing_mode SHARING =
+		(SEND == SCOPE_BLOCK || SCOPE == SCOPE_THREAD) ? GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE
+							       : GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_CTA;
+	constexpr enum gnio_gpu_dev_eth_exec_scope XS = exec_scope<SEND>();
+	uint32_t sent = 0, again = 0, errors = 0, last_err = 0;
+
+	for (uint32_t base = 0; base < b.count; base += nthr) {
+		const uint32_t i = base + tid;
+		uint8_t *pkt = nullptr;
+		uint32_t len = 0;
+		if (i < b.count) {
+			gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &pkt, &len, nullptr);
+			gnio_frame_swap_macs(pkt, len);
+		}
+		for (;;) {
+			const uint64_t seen = gnio_gpu_dev_eth_txq_completed(tq);
+			gnio_error_t e = gnio_gpu_dev_eth_txq_send<SHARING, GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
+								   GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO, XS>(
+				tq, (uint64_t)(uintptr_t)pkt, mkey, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, nullptr);
+			if (len && e == GNIO_SUCCESS) {
+				sent++;
+				len = 0;
+			} else if (len && e != GNIO_ERROR_AGAIN) {
+				errors++;
+				last_err = (uint32_t)e;
+				len = 0;
+			}
+			/* Every member retries while any member's frame found the
+			 * ring full; the others join with nothing to send. */
+			const int retry = group_any<SEND>(len != 0);
+			if (!retry)
+				break;
+			again++;
+			if (!tx_wait<SEND>(tq, ctl, seen))
+				goto done;
+		}
+	}
+done:
+	if (sent)
+		atomicAdd(&acc->tx_packets, (unsigned long long)sent);
+	/* A retry is one event of the sending group: count it once. */
+	const int counts_again = SEND == SCOPE_THREAD || (SEND == SCOPE_WARP && (tid & 31u) == 0) || tid == 0;
+	if (again && counts_again)
+		atomicAdd(&acc->tx_again, (unsigned long long)again);
+	if (errors) {
+		atomicAdd(&acc->errors, errors);
+		acc->last_error = last_err;
+	}
+}
+
+/*
+ * echo-copy: copy frame src (len bytes) into dst with the Ethernet addresses
  * swapped. `width` threads (lane 0..width-1) copy one frame together.
  *
  * src sits in pinned host memory (a PCIe round trip per dependent read), so
@@ -162,10 +262,10 @@ __device__ __forceinline__ void echo_copy(uint8_t *dst, const uint8_t *src, uint
 		if (lane == 0) {
 			for (uint32_t i = 0; i < ntail; i++)
 				tail[i] = src[nw * 4 + i];
-			/* Little-endian bytes b0..b11 = dst MAC, src MAC. */
-			d4[0] = (h1 >> 16) | (h2 << 16); /* b6 b7 b8 b9 */
-			d4[1] = (h2 >> 16) | (h0 << 16); /* b10 b11 b0 b1 */
-			d4[2] = (h0 >> 16) | (h1 << 16); /* b2 b3 b4 b5 */
+			d4[0] = h0;
+			d4[1] = h1;
+			d4[2] = h2;
+			gnio_frame_swap_macs(dst, len); /* registers were stored: swap in the slot */
 			for (uint32_t i = 0; i < ntail; i++)
 				dst[nw * 4 + i] = tail[i];
 		}
@@ -176,15 +276,14 @@ __device__ __forceinline__ void echo_copy(uint8_t *dst, const uint8_t *src, uint
 		dst[i] = i < 12 ? src[i < 6 ? i + 6 : i - 6] : src[i];
 }
 
-/* Echo one batch: reserve tickets for the batch (in chunks no larger than
- * the TX ring), copy each frame into its ticket's slot, commit. On AGAIN the
- * group waits for the proxy to complete descriptors (polling the completion
- * index with a sleep), never re-trying reserve in a tight loop. Returns the
- * frames sent; 0 with *stopped set if the stop flag came first. */
+/* echo-copy of one batch: reserve tickets for the batch (in chunks no larger
+ * than the TX ring), copy each frame into its ticket's slot, commit. On AGAIN
+ * the group waits for the proxy to complete descriptors, never re-trying
+ * reserve in a tight loop. */
 template <int SCOPE>
-__device__ __forceinline__ void echo_batch(const struct gnio_app_args &a, struct gnio_kernel_ctl *ctl,
-					   const struct batch &b, struct app_totals *tot, uint64_t *s_ticket,
-					   int *s_res)
+__device__ __forceinline__ void echo_copy_batch(const struct gnio_app_args &a, struct gnio_kernel_ctl *ctl,
+						const struct batch &b, struct app_totals *tot, uint64_t *s_ticket,
+						int *s_res)
 {
 	const struct gnio_gpu_eth_txq *tq = a.txq;
 	const uint32_t tid = threadIdx.x;
@@ -192,7 +291,8 @@ __device__ __forceinline__ void echo_batch(const struct gnio_app_args &a, struct
 	const uint32_t lane = SCOPE == SCOPE_THREAD ? 0u : (tid & 31u);
 	const uint32_t group = SCOPE == SCOPE_BLOCK ? tid / 32u : 0u;
 	const uint32_t ngroups = SCOPE == SCOPE_BLOCK ? blockDim.x / 32u : 1u;
-	const uint32_t ring = tq->size;
+	const uint32_t ring = gnio_gpu_dev_eth_txq_get_size(tq);
+	const uint32_t room = gnio_gpu_dev_eth_txq_slot_size(tq);
 
 	/* Each group's first frame: start reading its completion entry (a PCIe
 	 * round trip) now, so it overlaps the ticket reservation and barriers
@@ -200,7 +300,7 @@ __device__ __forceinline__ void echo_batch(const struct gnio_app_args &a, struct
 	uint8_t *pf_src = NULL;
 	uint32_t pf_len = 0;
 	if (group < b.count)
-		gnio_dev_eth_rxq_get_pkt(a.rxq, b.first + group, &pf_src, &pf_len, NULL);
+		gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + group, &pf_src, &pf_len, NULL);
 
 	for (uint32_t done = 0; done < b.count;) {
 		uint32_t n = b.count - done < ring ? b.count - done : ring;
@@ -210,17 +310,19 @@ __device__ __forceinline__ void echo_batch(const struct gnio_app_args &a, struct
 		if (tid == 0) {
 			gnio_error_t err;
 			uint32_t naps = 0;
-			while ((err = gnio_dev_eth_txq_reserve(tq, n, &ticket)) == GNIO_ERROR_AGAIN) {
+			uint64_t seen = gnio_gpu_dev_eth_txq_completed(tq);
+			while ((err = gnio_gpu_dev_eth_txq_reserve(tq, n, &ticket)) == GNIO_ERROR_AGAIN) {
 				tot->tx_again++;
-				/* Drain: wait until the proxy has completed enough
-				 * descriptors for n more, or we are told to stop. */
-				uint64_t need = gnio_load_relaxed_u64(&tq->lc->tail) + n - ring;
-				while (gnio_dev_eth_txq_completed(tq) < need) {
-					if (gnio_dev_kernel_should_stop(ctl))
+				/* Drain: wait until the proxy has completed more
+				 * descriptors, or we are told to stop. */
+				uint64_t now_done;
+				while ((now_done = gnio_gpu_dev_eth_txq_completed(tq)) == seen) {
+					if (gnio_gpu_dev_kernel_should_stop(ctl))
 						goto out;
 					__nanosleep(naps < 8 ? 256u << naps : 65536u);
 					naps++;
 				}
+				seen = now_done;
 			}
 			if (err == GNIO_SUCCESS) {
 				res = 1;
@@ -257,17 +359,17 @@ out:
 				src = pf_src;
 				len = pf_len;
 			} else {
-				gnio_dev_eth_rxq_get_pkt(a.rxq, b.first + done + f, &src, &len, NULL);
+				gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + done + f, &src, &len, NULL);
 			}
 			uint64_t t = ticket + f;
-			uint32_t clen = len <= tq->slot_size ? len : tq->slot_size;
-			echo_copy(gnio_dev_eth_txq_slot_addr(tq, t), src, clen, lane, width);
+			uint32_t clen = len <= room ? len : room;
+			echo_copy(gnio_gpu_dev_eth_txq_slot_addr(tq, t), src, clen, lane, width);
 			/* The lanes' payload stores happen before lane 0's release
 			 * of the tag (ring.h: ordered by the caller). */
 			if (width > 1)
 				__syncwarp();
 			if (lane == 0)
-				gnio_dev_eth_txq_commit(tq, t, clen, 0);
+				gnio_gpu_dev_eth_txq_commit(tq, t, clen, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 		}
 		if (tid == 0)
 			tot->tx_packets += n;
@@ -275,7 +377,34 @@ out:
 	}
 }
 
-template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a, struct gnio_kernel_ctl *ctl)
+/* touch: every payload word, a warp per frame. Each lane issues its 16-byte
+ * loads four at a time before using any, so a frame costs about one PCIe
+ * round trip (pinned pools) instead of one per 128 bytes. Same digest as
+ * gnio_frame_digest(). */
+__device__ __forceinline__ uint32_t touch_frame(const uint8_t *p, uint32_t len, uint32_t lane, uint32_t step)
+{
+	uint32_t x = 0, done_bytes = 0;
+	if (((uintptr_t)p & 15u) == 0) {
+		const uint4 *v = (const uint4 *)p;
+		const uint32_t nv = len / 16u;
+		uint32_t k = lane;
+		for (; k + 3u * step < nv; k += 4u * step) {
+			uint4 q0 = v[k], q1 = v[k + step], q2 = v[k + 2u * step], q3 = v[k + 3u * step];
+			x ^= q0.x ^ q0.y ^ q0.z ^ q0.w ^ q1.x ^ q1.y ^ q1.z ^ q1.w;
+			x ^= q2.x ^ q2.y ^ q2.z ^ q2.w ^ q3.x ^ q3.y ^ q3.z ^ q3.w;
+		}
+		for (; k < nv; k += step) {
+			uint4 q0 = v[k];
+			x ^= q0.x ^ q0.y ^ q0.z ^ q0.w;
+		}
+		done_bytes = nv * 16u;
+	}
+	/* Unaligned frames (some zero-copy wires) and the tail: the shared
+	 * per-word digest over what is left. */
+	return x ^ gnio_frame_digest_part(p + done_bytes, len - done_bytes, lane, step);
+}
+
+template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_app_args a, struct gnio_kernel_ctl *ctl)
 {
 	__shared__ struct app_totals s_tot;
 	__shared__ struct app_batch_acc s_acc;
@@ -315,7 +444,7 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 				s_tot.errors++;
 				s_tot.last_error = (uint64_t)b.err;
 				stats_store(a.stats, &s_tot, APP);
-				gnio_dev_kernel_set_exit_code(ctl, (uint32_t)b.err);
+				gnio_gpu_dev_kernel_set_exit_code(ctl, (uint32_t)b.err);
 			}
 			return;
 		}
@@ -327,26 +456,21 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 			continue;
 		}
 
-		if (APP == APP_ECHO) {
-			echo_batch<SCOPE>(a, ctl, b, &s_tot, &s_ticket, &s_res);
-			/* Lengths for the byte count: thread 0 only, from the
-			 * completion entries it will not otherwise touch. */
-		}
+		if (APP == APP_ECHO_COPY)
+			echo_copy_batch<SCOPE>(a, ctl, b, &s_tot, &s_ticket, &s_res);
+		if (APP == APP_ECHO || APP == APP_FWD)
+			send_batch_in_place<SCOPE, SEND>(a, ctl, b, &s_acc);
 		/* Per-batch byte and protocol counts, one frame per thread. */
 		unsigned long long bytes = 0;
 		for (uint32_t i = tid; i < b.count; i += nthr) {
 			uint8_t *p;
 			uint32_t len;
-			gnio_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &p, &len, NULL);
+			gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &p, &len, NULL);
 			bytes += len;
 			if (APP == APP_CLASSIFY)
 				atomicAdd(&s_acc.proto[gnio_classify(p, len)], 1u);
 		}
 		if (APP == APP_TOUCH) {
-			/* Every payload word, a warp per frame. Each lane issues its
-			 * 16-byte loads four at a time before using any, so a frame
-			 * costs about one PCIe round trip (pinned pools) instead of
-			 * one per 128 bytes. */
 			const uint32_t lane = nthr >= 32 ? (tid & 31u) : 0u;
 			const uint32_t step = nthr >= 32 ? 32u : 1u;
 			const uint32_t warp = nthr >= 32 ? tid / 32u : 0u;
@@ -355,35 +479,8 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 			for (uint32_t f = warp; f < b.count; f += nwarps) {
 				uint8_t *p;
 				uint32_t len;
-				gnio_dev_eth_rxq_get_pkt(a.rxq, b.first + f, &p, &len, NULL);
-				uint32_t done_bytes = 0;
-				if (((uintptr_t)p & 15u) == 0) {
-					const uint4 *v = (const uint4 *)p;
-					const uint32_t nv = len / 16u;
-					uint32_t k = lane;
-					for (; k + 3u * step < nv; k += 4u * step) {
-						uint4 q0 = v[k], q1 = v[k + step], q2 = v[k + 2u * step], q3 = v[k + 3u * step];
-						x ^= q0.x ^ q0.y ^ q0.z ^ q0.w ^ q1.x ^ q1.y ^ q1.z ^ q1.w;
-						x ^= q2.x ^ q2.y ^ q2.z ^ q2.w ^ q3.x ^ q3.y ^ q3.z ^ q3.w;
-					}
-					for (; k < nv; k += step) {
-						uint4 q0 = v[k];
-						x ^= q0.x ^ q0.y ^ q0.z ^ q0.w;
-					}
-					done_bytes = nv * 16u;
-				}
-				/* Unaligned frames (some zero-copy wires) and the tail:
-				 * 32-bit words, then the last bytes zero-extended. */
-				const uint32_t *w = (const uint32_t *)p;
-				const uint32_t nw = len / 4u;
-				for (uint32_t k = done_bytes / 4u + lane; k < nw; k += step)
-					x ^= ((uintptr_t)p & 3u) ? ((uint32_t)p[4 * k] | (uint32_t)p[4 * k + 1] << 8 |
-								     (uint32_t)p[4 * k + 2] << 16 | (uint32_t)p[4 * k + 3] << 24)
-								  : w[k];
-				if (lane == 0 && (len & 3u)) {
-					for (uint32_t i = nw * 4u, sh = 0; i < len; i++, sh += 8)
-						x ^= (uint32_t)p[i] << sh;
-				}
+				gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + f, &p, &len, NULL);
+				x ^= touch_frame(p, len, lane, step);
 			}
 			if (nthr > 1) {
 				if (x)
@@ -414,6 +511,15 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 					s_acc.proto[k] = 0;
 				}
 			}
+			if (APP == APP_ECHO || APP == APP_FWD) {
+				s_tot.tx_packets += s_acc.tx_packets;
+				s_tot.tx_again += s_acc.tx_again;
+				s_tot.errors += s_acc.errors;
+				if (s_acc.errors)
+					s_tot.last_error = s_acc.last_error;
+				s_acc.tx_packets = s_acc.tx_again = 0;
+				s_acc.errors = 0;
+			}
 			if (ctl_pass) {
 				stats_store(a.stats, &s_tot, APP);
 				s_stored = s_tot.batches;
@@ -425,28 +531,51 @@ template <int APP, int SCOPE> __global__ void app_kernel(struct gnio_app_args a,
 		if (SCOPE == SCOPE_WARP)
 			__syncwarp();
 	}
+	/* Hand back the last batch, so the proxy sees everything consumed. */
+	gnio_gpu_dev_eth_rxq_release<exec_scope<SCOPE>()>(a.rxq);
 	if (tid == 0) {
 		stats_store(a.stats, &s_tot, APP);
-		gnio_dev_kernel_set_exit_code(ctl, 0);
+		gnio_gpu_dev_kernel_set_exit_code(ctl, 0);
 	}
+}
+
+template <int APP, int SCOPE, int SEND>
+static void launch_one(const struct gnio_app_args &a, uint32_t threads, cudaStream_t s, struct gnio_kernel_ctl *ctl)
+{
+	app_kernel<APP, SCOPE, SEND><<<1, threads, 0, s>>>(a, ctl);
+}
+
+/* The send scope cannot be wider than the receiving group. */
+template <int APP, int SCOPE>
+static void launch_scope(const struct gnio_app_args &a, uint32_t threads, cudaStream_t s, struct gnio_kernel_ctl *ctl)
+{
+	const int send = a.send_scope < SCOPE ? a.send_scope : SCOPE;
+	if (send == SCOPE_BLOCK)
+		launch_one<APP, SCOPE, (SCOPE >= SCOPE_BLOCK ? SCOPE_BLOCK : SCOPE)>(a, threads, s, ctl);
+	else if (send == SCOPE_WARP)
+		launch_one<APP, SCOPE, (SCOPE >= SCOPE_WARP ? SCOPE_WARP : SCOPE)>(a, threads, s, ctl);
+	else
+		launch_one<APP, SCOPE, SCOPE_THREAD>(a, threads, s, ctl);
 }
 
 template <int APP> static gnio_error_t launch_app(const struct gnio_runner_launch *l)
 {
 	const struct gnio_app_args *in = (const struct gnio_app_args *)l->user;
-	if (!in || !in->rxq || !in->stats || (APP == APP_ECHO && !in->txq) || in->blocks > 1 ||
-	    in->recv_scope < SCOPE_THREAD || in->recv_scope > SCOPE_BLOCK)
+	const int sends = APP == APP_ECHO || APP == APP_ECHO_COPY || APP == APP_FWD;
+	if (!in || !in->rxq || !in->stats || (sends && !in->txq) || in->blocks > 1 ||
+	    in->recv_scope < SCOPE_THREAD || in->recv_scope > SCOPE_BLOCK || in->send_scope < SCOPE_THREAD ||
+	    in->send_scope > SCOPE_BLOCK)
 		return GNIO_ERROR_INVALID_VALUE;
 
 	struct gnio_app_args a = *in;
 	if (a.max_batch == 0)
-		a.max_batch = DEF_BATCH;
-	if (a.timeout_ns == 0)
-		a.timeout_ns = DEF_TIMEOUT_NS;
-	uint32_t threads = a.threads ? a.threads : DEF_THREADS;
-	if (a.recv_scope == SCOPE_THREAD)
-		threads = 1;
-	else if (a.recv_scope == SCOPE_WARP)
+		a.max_batch = GNIO_APP_DEF_BATCH;
+	if (APP == APP_ECHO || APP == APP_ECHO_COPY)
+		a.timeout_ns = 1; /* look once: answer each frame at once */
+	else if (a.timeout_ns == 0)
+		a.timeout_ns = GNIO_APP_DEF_TIMEOUT_NS;
+	uint32_t threads = a.threads ? a.threads : GNIO_APP_DEF_THREADS;
+	if (a.recv_scope == SCOPE_WARP)
 		threads = 32;
 	/* Whole warps: the echo copy and the warp receive work by warps. */
 	threads = (threads + 31u) & ~31u;
@@ -458,35 +587,28 @@ template <int APP> static gnio_error_t launch_app(const struct gnio_runner_launc
 	cudaStream_t s = (cudaStream_t)l->stream;
 	switch (a.recv_scope) {
 	case SCOPE_THREAD:
-		app_kernel<APP, SCOPE_THREAD><<<1, threads, 0, s>>>(a, l->ctl);
+		launch_scope<APP, SCOPE_THREAD>(a, threads, s, l->ctl);
 		break;
 	case SCOPE_WARP:
-		app_kernel<APP, SCOPE_WARP><<<1, threads, 0, s>>>(a, l->ctl);
+		launch_scope<APP, SCOPE_WARP>(a, threads, s, l->ctl);
 		break;
 	default:
-		app_kernel<APP, SCOPE_BLOCK><<<1, threads, 0, s>>>(a, l->ctl);
+		launch_scope<APP, SCOPE_BLOCK>(a, threads, s, l->ctl);
 		break;
 	}
 	cudaError_t e = cudaGetLastError();
 	return e == cudaSuccess ? GNIO_SUCCESS : GNIO_ERROR_DRIVER;
 }
 
-extern "C" gnio_error_t gnio_app_count_cuda(const struct gnio_runner_launch *l)
-{
-	return launch_app<APP_COUNT>(l);
-}
-
+extern "C" gnio_error_t gnio_app_count_cuda(const struct gnio_runner_launch *l) { return launch_app<APP_COUNT>(l); }
 extern "C" gnio_error_t gnio_app_classify_cuda(const struct gnio_runner_launch *l)
 {
 	return launch_app<APP_CLASSIFY>(l);
 }
-
-extern "C" gnio_error_t gnio_app_echo_cuda(const struct gnio_runner_launch *l)
+extern "C" gnio_error_t gnio_app_touch_cuda(const struct gnio_runner_launch *l) { return launch_app<APP_TOUCH>(l); }
+extern "C" gnio_error_t gnio_app_echo_cuda(const struct gnio_runner_launch *l) { return launch_app<APP_ECHO>(l); }
+extern "C" gnio_error_t gnio_app_echo_copy_cuda(const struct gnio_runner_launch *l)
 {
-	return launch_app<APP_ECHO>(l);
+	return launch_app<APP_ECHO_COPY>(l);
 }
-
-extern "C" gnio_error_t gnio_app_touch_cuda(const struct gnio_runner_launch *l)
-{
-	return launch_app<APP_TOUCH>(l);
-}
+extern "C" gnio_error_t gnio_app_fwd_cuda(const struct gnio_runner_launch *l) { return launch_app<APP_FWD>(l); }

@@ -6,6 +6,7 @@
 #include "core/ctx_priv.h"
 #include "core/errmsg.h"
 #include "gpu/gpu_priv.h"
+#include "gnio/device/time.h"
 
 void gnio_ctx_init(struct gnio_ctx *ctx, const struct gnio_ctx_ops *ops)
 {
@@ -46,6 +47,7 @@ const char *gnio_ctx_state_name(enum gnio_ctx_state s)
 
 gnio_error_t gnio_ctx_set_datapath_on_gpu(struct gnio_ctx *ctx, struct gnio_gpu *gpu)
 {
+	gnio_api_enter();
 	if (!ctx || !gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "ctx", "set_datapath_on_gpu: NULL argument");
 	GNIO_CHECK(gnio_ctx_check_configurable(ctx, "the datapath device"));
@@ -63,6 +65,7 @@ gnio_error_t gnio_ctx_set_datapath_on_gpu(struct gnio_ctx *ctx, struct gnio_gpu 
 
 gnio_error_t gnio_ctx_start(struct gnio_ctx *ctx)
 {
+	gnio_api_enter();
 	if (!ctx)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "ctx", "start: NULL context");
 	if (ctx->state == GNIO_CTX_STATE_STARTED)
@@ -78,6 +81,7 @@ gnio_error_t gnio_ctx_start(struct gnio_ctx *ctx)
 
 gnio_error_t gnio_ctx_stop(struct gnio_ctx *ctx)
 {
+	gnio_api_enter();
 	if (!ctx)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "ctx", "stop: NULL context");
 	if (ctx->state != GNIO_CTX_STATE_STARTED)
@@ -103,8 +107,9 @@ gnio_error_t gnio_ctx_stop(struct gnio_ctx *ctx)
 
 gnio_error_t gnio_ctx_get_state(const struct gnio_ctx *ctx, enum gnio_ctx_state *state)
 {
+	gnio_api_enter();
 	if (!ctx || !state)
-		return GNIO_ERROR_INVALID_VALUE;
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "ctx", "get_state: NULL argument");
 	*state = ctx->state;
 	return GNIO_SUCCESS;
 }
@@ -115,10 +120,21 @@ void gnio_ctx_post_event(struct gnio_ctx *ctx, enum gnio_pe_event_type type, gni
 	struct gnio_pe *pe = __atomic_load_n(&ctx->pe, __ATOMIC_ACQUIRE);
 	if (!pe)
 		return;
-	struct gnio_pe_event ev = {.type = type, .ctx = ctx, .error = err, .index = index};
+	struct gnio_pe_event ev = {.type = type, .ctx = ctx, .error = err, .index = index,
+				   .timestamp_ns = gnio_gpu_dev_time_ns()};
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(ev.msg, sizeof(ev.msg), fmt, ap);
 	va_end(ap);
+	gnio_pe_post(pe, &ev);
+}
+
+void gnio_ctx_post_notify(struct gnio_ctx *ctx, uint64_t ticket, uint64_t timestamp_ns)
+{
+	struct gnio_pe *pe = __atomic_load_n(&ctx->pe, __ATOMIC_ACQUIRE);
+	if (!pe)
+		return;
+	struct gnio_pe_event ev = {.type = GNIO_PE_EVENT_TX_NOTIFY, .ctx = ctx, .index = ticket,
+				   .timestamp_ns = timestamp_ns};
 	gnio_pe_post(pe, &ev);
 }

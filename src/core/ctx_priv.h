@@ -20,6 +20,9 @@ struct gnio_ctx {
 	enum gnio_ctx_state state;
 	struct gnio_gpu *gpu; /* datapath device, NULL for none */
 	struct gnio_pe *pe;
+	/* Optional: the object's own event callbacks; returns 1 when it took
+	 * the event (gnio_pe_progress then skips the engine's callback). */
+	int (*on_event)(struct gnio_ctx *ctx, const struct gnio_pe_event *ev);
 };
 
 void gnio_ctx_init(struct gnio_ctx *ctx, const struct gnio_ctx_ops *ops);
@@ -32,5 +35,7 @@ gnio_error_t gnio_ctx_check_configurable(const struct gnio_ctx *ctx, const char 
 void gnio_pe_post(struct gnio_pe *pe, const struct gnio_pe_event *ev);
 void gnio_ctx_post_event(struct gnio_ctx *ctx, enum gnio_pe_event_type type, gnio_error_t err,
 			 uint64_t index, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A TX completion notification (no message to format). */
+void gnio_ctx_post_notify(struct gnio_ctx *ctx, uint64_t ticket, uint64_t timestamp_ns);
 
 #endif

@@ -23,6 +23,9 @@ void gnio_fail_msg(gnio_error_t err, const char *component, const char *fmt, ...
 	})
 void gnio_set_error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gnio_clear_error_msg(void);
+/* First thing in every public call: a failure sets its own reason, so an
+ * earlier call's reason is never mistaken for this one's. */
+#define gnio_api_enter() gnio_clear_error_msg()
 
 /* Cheap level check first: no formatting cost when the level is off. */
 #define GNIO_LOG(level, comp, ...)                                                                 \

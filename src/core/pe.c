@@ -23,6 +23,7 @@ struct gnio_pe {
 
 gnio_error_t gnio_pe_create(struct gnio_pe **pe)
 {
+	gnio_api_enter();
 	if (!pe)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pe", "create: NULL output");
 	struct gnio_pe *p = calloc(1, sizeof(*p));
@@ -35,6 +36,7 @@ gnio_error_t gnio_pe_create(struct gnio_pe **pe)
 
 gnio_error_t gnio_pe_destroy(struct gnio_pe *pe)
 {
+	gnio_api_enter();
 	if (!pe)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pe", "destroy: NULL");
 	if (pe->num_ctx)
@@ -46,6 +48,7 @@ gnio_error_t gnio_pe_destroy(struct gnio_pe *pe)
 
 gnio_error_t gnio_pe_set_event_cb(struct gnio_pe *pe, gnio_pe_event_fn fn, void *user)
 {
+	gnio_api_enter();
 	if (!pe)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pe", "set_event_cb: NULL");
 	pthread_mutex_lock(&pe->lock);
@@ -57,6 +60,7 @@ gnio_error_t gnio_pe_set_event_cb(struct gnio_pe *pe, gnio_pe_event_fn fn, void 
 
 gnio_error_t gnio_pe_connect_ctx(struct gnio_pe *pe, struct gnio_ctx *ctx)
 {
+	gnio_api_enter();
 	if (!pe || !ctx)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pe", "connect_ctx: NULL");
 	if (ctx->state == GNIO_CTX_STATE_STARTED)
@@ -76,6 +80,7 @@ gnio_error_t gnio_pe_connect_ctx(struct gnio_pe *pe, struct gnio_ctx *ctx)
 
 gnio_error_t gnio_pe_disconnect_ctx(struct gnio_pe *pe, struct gnio_ctx *ctx)
 {
+	gnio_api_enter();
 	if (!pe || !ctx || ctx->pe != pe)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pe", "context is not connected to this engine");
 	if (ctx->state == GNIO_CTX_STATE_STARTED)
@@ -124,7 +129,9 @@ uint32_t gnio_pe_progress(struct gnio_pe *pe)
 		fn = pe->fn;
 		user = pe->user;
 		pthread_mutex_unlock(&pe->lock);
-		if (fn)
+		/* The context may be disconnected meanwhile (then ev.ctx was
+		 * cleared under the lock); its callbacks outlive it no longer. */
+		if (!(ev.ctx && ev.ctx->on_event && ev.ctx->on_event(ev.ctx, &ev)) && fn)
 			fn(user, &ev);
 		n++;
 	}

@@ -66,6 +66,7 @@ static uint64_t mono_ns(void)
 
 gnio_error_t gnio_rollback_create(struct gnio_gpu *gpu, struct gnio_rollback **rb)
 {
+	gnio_api_enter();
 	if (!gpu || !rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "create: NULL argument");
 	struct gnio_rollback *r = calloc(1, sizeof(*r));
@@ -79,6 +80,7 @@ gnio_error_t gnio_rollback_create(struct gnio_gpu *gpu, struct gnio_rollback **r
 
 gnio_error_t gnio_rollback_destroy(struct gnio_rollback *rb)
 {
+	gnio_api_enter();
 	if (!rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "destroy: NULL");
 	if (rb->next_step != GNIO_ROLLBACK_DONE && rb->ran)
@@ -91,6 +93,7 @@ gnio_error_t gnio_rollback_destroy(struct gnio_rollback *rb)
 
 gnio_error_t gnio_rollback_set_step_cb(struct gnio_rollback *rb, gnio_rollback_step_fn fn, void *user)
 {
+	gnio_api_enter();
 	if (!rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "set_step_cb: NULL rollback");
 	rb->fn = fn;
@@ -100,6 +103,7 @@ gnio_error_t gnio_rollback_set_step_cb(struct gnio_rollback *rb, gnio_rollback_s
 
 gnio_error_t gnio_rollback_get_next_step(const struct gnio_rollback *rb, unsigned *step)
 {
+	gnio_api_enter();
 	if (!rb || !step)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "get_next_step: NULL argument");
 	*step = rb->next_step;
@@ -132,6 +136,7 @@ static gnio_error_t add(struct gnio_rollback *rb, enum rb_kind kind, void *obj)
 
 gnio_error_t gnio_rollback_add_runner(struct gnio_rollback *rb, struct gnio_runner *runner)
 {
+	gnio_api_enter();
 	if (rb && runner && runner->gpu != rb->gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "add runner: it runs on %s, the rollback is for %s",
 				 gnio_gpu_get_bus_id(runner->gpu), gnio_gpu_get_bus_id(rb->gpu));
@@ -140,6 +145,7 @@ gnio_error_t gnio_rollback_add_runner(struct gnio_rollback *rb, struct gnio_runn
 
 gnio_error_t gnio_rollback_add_buf_arr(struct gnio_rollback *rb, struct gnio_buf_arr *arr)
 {
+	gnio_api_enter();
 	if (rb && arr && arr->gpu != rb->gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback",
 				 "add buf_arr: it belongs to %s, the rollback is for %s", gnio_gpu_get_bus_id(arr->gpu),
@@ -149,21 +155,25 @@ gnio_error_t gnio_rollback_add_buf_arr(struct gnio_rollback *rb, struct gnio_buf
 
 gnio_error_t gnio_rollback_add_rxq(struct gnio_rollback *rb, struct gnio_eth_rxq *rxq)
 {
+	gnio_api_enter();
 	return add(rb, RB_RXQ, rxq);
 }
 
 gnio_error_t gnio_rollback_add_txq(struct gnio_rollback *rb, struct gnio_eth_txq *txq)
 {
+	gnio_api_enter();
 	return add(rb, RB_TXQ, txq);
 }
 
 gnio_error_t gnio_rollback_add_semaphore(struct gnio_rollback *rb, struct gnio_gpu_semaphore *sem)
 {
+	gnio_api_enter();
 	return add(rb, RB_SEM, sem);
 }
 
 gnio_error_t gnio_rollback_add_mem(struct gnio_rollback *rb, void *memptr_gpu)
 {
+	gnio_api_enter();
 	if (rb && memptr_gpu) {
 		pthread_mutex_lock(&rb->gpu->lock);
 		struct gnio_gpu_alloc *a = gnio_gpu_find_alloc(rb->gpu, memptr_gpu, 1);
@@ -225,7 +235,7 @@ static gnio_error_t step1(struct gnio_rollback *rb, uint32_t deadline_ms)
 			continue;
 		enum gnio_runner_state s = gnio_runner_get_state(it->obj);
 		if (s == GNIO_RUNNER_RUNNING || s == GNIO_RUNNER_EXITED || s == GNIO_RUNNER_HUNG) {
-			/* RELEASE(ctl.stop): pairs with gnio_dev_kernel_should_stop();
+			/* RELEASE(ctl.stop): pairs with gnio_gpu_dev_kernel_should_stop();
 			 * gnio_runner_stop sets it again, harmlessly. */
 			struct gnio_runner *r = it->obj;
 			gnio_store_release_u32(&r->ctl_cpu->stop, 1);
@@ -289,7 +299,7 @@ static gnio_error_t release_reverse(struct gnio_rollback *rb, unsigned mask, uns
 		case RB_BUF_ARR: e = gnio_buf_arr_destroy(it->obj); break;
 		case RB_RUNNER: e = gnio_runner_destroy(it->obj); break;
 		case RB_SEM: e = gnio_gpu_semaphore_destroy(it->obj); break;
-		case RB_MEM: e = gnio_gpu_mem_free(rb->gpu, it->obj); break;
+		case RB_MEM: e = gnio_gpu_release_user_mem(rb->gpu, it->obj); break;
 		case RB_RXQ:
 		case RB_TXQ: {
 			enum gnio_ctx_state st;
@@ -396,6 +406,7 @@ static gnio_error_t step5(struct gnio_rollback *rb)
 
 gnio_error_t gnio_rollback_run(struct gnio_rollback *rb, uint32_t deadline_ms)
 {
+	gnio_api_enter();
 	if (!rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "rollback", "run: NULL rollback");
 	if (rb->next_step == GNIO_ROLLBACK_DONE)

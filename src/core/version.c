@@ -18,3 +18,21 @@ int gnio_built_with_cuda(void)
 	return 0;
 #endif
 }
+
+const char *gnio_cuda_architectures(void)
+{
+#ifdef GNIO_CUDA_ARCHS
+	return GNIO_CUDA_ARCHS;
+#else
+	return "";
+#endif
+}
+
+int gnio_cuda_min_compute_capability(void)
+{
+#ifdef GNIO_CUDA_MIN_CC
+	return GNIO_CUDA_MIN_CC;
+#else
+	return 0;
+#endif
+}

@@ -51,11 +51,14 @@ gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev)
 
 gnio_error_t gnio_dev_close(struct gnio_dev *dev)
 {
+	gnio_api_enter();
 	if (!dev)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "close: NULL");
 	if (dev->num_queues)
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "dev", "wire %s still has %u queue(s); destroy them first",
 				 dev->spec, dev->num_queues);
+	if (dev->flow)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "dev", "wire %s still has a flow; destroy it first", dev->spec);
 	dev->ops->close(dev->wire);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -109,6 +112,7 @@ const char *gnio_devinfo_get_name(const struct gnio_devinfo *info)
 
 gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps)
 {
+	gnio_api_enter();
 	if (!info || !caps)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "get_caps: NULL argument");
 	const struct gnio_dev *d = (const struct gnio_dev *)info;

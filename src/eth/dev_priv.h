@@ -16,6 +16,7 @@ struct gnio_dev {
 	char name[192];
 	pthread_mutex_t lock;
 	unsigned num_queues; /* rxq + txq objects created on it */
+	struct gnio_flow *flow; /* its steering rules, if any (src/flow/flow.c) */
 	/* The first fault a wire reported (gnio_dev_wire_failed), under lock;
 	 * GNIO_SUCCESS while the wire is healthy. */
 	gnio_error_t wire_err;

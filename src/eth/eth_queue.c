@@ -15,9 +15,11 @@ void gnio_eth_queue_count(struct gnio_dev *dev, int delta)
 
 gnio_error_t gnio_eth_queue_check_burst(uint32_t burst, const char *kind)
 {
-	if (!burst || burst > GNIO_ETH_QUEUE_MAX_BURST)
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, kind, "burst size %u is outside 1..%u", burst,
-				 GNIO_ETH_QUEUE_MAX_BURST);
+	/* The ring bounds a burst: a burst can never take more than the
+	 * largest ring holds. */
+	if (!burst || burst > GNIO_ETH_QUEUE_MAX_PACKETS)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, kind, "burst size %u is outside 1..%u (the largest ring)",
+				 burst, GNIO_ETH_QUEUE_MAX_PACKETS);
 	return GNIO_SUCCESS;
 }
 
@@ -29,14 +31,14 @@ gnio_error_t gnio_eth_queue_check_ring(uint32_t num, const char *kind)
 	return GNIO_SUCCESS;
 }
 
-gnio_error_t gnio_eth_queue_set_pool(struct gnio_buf_arr **slot, struct gnio_buf_arr *pool, const char *kind)
+gnio_error_t gnio_eth_queue_set_pool(struct gnio_buf_arr **slot, struct gnio_buf_arr *pool, int is_rx, const char *kind)
 {
 	if (!pool)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, kind, "set_pkt_buf: NULL pool");
 	if (!pool->started)
 		return gnio_fail(GNIO_ERROR_BAD_STATE, kind, "start the buffer array before registering it");
 	gnio_eth_queue_forget_pool(slot);
-	GNIO_CHECK(gnio_buf_arr_add_user(pool, slot));
+	GNIO_CHECK(gnio_buf_arr_add_user(pool, slot, is_rx));
 	*slot = pool;
 	return GNIO_SUCCESS;
 }
@@ -63,22 +65,35 @@ gnio_error_t gnio_eth_queue_check_pool(const struct gnio_buf_arr *pool, const st
 	return GNIO_SUCCESS;
 }
 
-void gnio_eth_queue_pin_pool(struct gnio_gpu *gpu, struct gnio_buf_arr *pool, struct gnio_gpu_alloc **ref)
+void gnio_eth_queue_pin_pool(struct gnio_gpu *gpu, struct gnio_buf_arr *pool, int inplace_tx,
+			     struct gnio_buf_arr **ref)
 {
 	pthread_mutex_lock(&gpu->lock);
 	pool->alloc->arr_refs++;
-	*ref = pool->alloc;
+	pool->started_users++;
 	pthread_mutex_unlock(&gpu->lock);
+	if (inplace_tx) {
+		/* RELEASE: pairs with the RX proxy's ACQUIRE of the count; a
+		 * kernel can send in place only after this queue started. */
+		__atomic_add_fetch(&pool->inplace_tx_users, 1, __ATOMIC_RELEASE);
+	}
+	*ref = pool;
 }
 
-void gnio_eth_queue_unpin_pool(struct gnio_gpu *gpu, struct gnio_gpu_alloc **ref)
+void gnio_eth_queue_unpin_pool(struct gnio_gpu *gpu, struct gnio_buf_arr **ref, int inplace_tx)
 {
-	if (!*ref)
+	struct gnio_buf_arr *pool = *ref;
+	if (!pool)
 		return;
+	if (inplace_tx)
+		__atomic_sub_fetch(&pool->inplace_tx_users, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&gpu->lock);
-	(*ref)->arr_refs--;
+	pool->alloc->arr_refs--;
+	int last = --pool->started_users == 0 && pool->destroyed;
 	pthread_mutex_unlock(&gpu->lock);
 	*ref = NULL;
+	if (last)
+		gnio_buf_arr_free(pool);
 }
 
 gnio_error_t gnio_eth_queue_check_handle(const struct gnio_ctx *ctx, const char *kind)

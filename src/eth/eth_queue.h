@@ -16,7 +16,9 @@ struct gnio_gpu_alloc;
 
 #define GNIO_ETH_QUEUE_DEFAULT_PACKETS 4096u
 #define GNIO_ETH_QUEUE_MAX_PACKETS (1u << 20)
-#define GNIO_ETH_QUEUE_MAX_BURST 4096u
+/* What a proxy moves per wire call; a larger queue burst is served in
+ * several calls. */
+#define GNIO_PROXY_MAX_BURST 4096u
 
 /* A setter's guard: the queue exists and is not started. */
 #define GNIO_ETH_SETTER_PROLOGUE(q, kind, what)                                                            \
@@ -30,15 +32,19 @@ gnio_error_t gnio_eth_queue_check_burst(uint32_t burst, const char *kind);
 gnio_error_t gnio_eth_queue_check_ring(uint32_t num, const char *kind);
 /* Register pool in *slot (replacing an earlier one); slot is cleared if the
  * array is destroyed first. Errors: INVALID_VALUE, BAD_STATE (not started). */
-gnio_error_t gnio_eth_queue_set_pool(struct gnio_buf_arr **slot, struct gnio_buf_arr *pool, const char *kind);
+gnio_error_t gnio_eth_queue_set_pool(struct gnio_buf_arr **slot, struct gnio_buf_arr *pool, int is_rx,
+				     const char *kind);
 void gnio_eth_queue_forget_pool(struct gnio_buf_arr **slot);
 /* At start: the pool belongs to the datapath device and has an element per
  * ring entry. */
 gnio_error_t gnio_eth_queue_check_pool(const struct gnio_buf_arr *pool, const struct gnio_gpu *gpu, uint32_t ring,
 				       const char *kind);
-/* While started the pool's memory may not be freed: the proxy uses it. */
-void gnio_eth_queue_pin_pool(struct gnio_gpu *gpu, struct gnio_buf_arr *pool, struct gnio_gpu_alloc **ref);
-void gnio_eth_queue_unpin_pool(struct gnio_gpu *gpu, struct gnio_gpu_alloc **ref);
+/* While a queue is started the pool and its memory may not go away: the proxy
+ * uses them. inplace_tx: a TX queue that sends from an RX pool in place, so
+ * the RX proxy must honour holds. */
+void gnio_eth_queue_pin_pool(struct gnio_gpu *gpu, struct gnio_buf_arr *pool, int inplace_tx,
+			     struct gnio_buf_arr **ref);
+void gnio_eth_queue_unpin_pool(struct gnio_gpu *gpu, struct gnio_buf_arr **ref, int inplace_tx);
 /* get_gpu_handle's rule: started, with a GPU datapath bound before start. */
 gnio_error_t gnio_eth_queue_check_handle(const struct gnio_ctx *ctx, const char *kind);
 /* cap_is_type_supported's rule: the type is the one kind knows and the wire

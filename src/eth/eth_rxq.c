@@ -24,6 +24,7 @@ const char *gnio_drop_reason_name(enum gnio_drop_reason r)
 	case GNIO_DROP_WIRE_OVERFLOW: return "wire_overflow";
 	case GNIO_DROP_STOPPED: return "stopped";
 	case GNIO_DROP_DEVICE_ERROR: return "device_error";
+	case GNIO_DROP_NO_BUFFER: return "no_buffer";
 	case GNIO_DROP_REASON_COUNT: break;
 	}
 	return "unknown";
@@ -40,6 +41,7 @@ static uint32_t wire_max_frame(struct gnio_dev *dev)
 gnio_error_t gnio_eth_rxq_create(struct gnio_dev *dev, uint32_t max_burst_size, uint32_t max_packet_size,
 				 struct gnio_eth_rxq **rxq)
 {
+	gnio_api_enter();
 	if (!dev || !rxq)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "create: NULL argument");
 	GNIO_CHECK(gnio_eth_queue_check_burst(max_burst_size, "eth_rxq"));
@@ -64,6 +66,7 @@ gnio_error_t gnio_eth_rxq_create(struct gnio_dev *dev, uint32_t max_burst_size, 
 
 gnio_error_t gnio_eth_rxq_destroy(struct gnio_eth_rxq *q)
 {
+	gnio_api_enter();
 	if (!q)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "destroy: NULL");
 	if (q->ctx.state == GNIO_CTX_STATE_STARTED)
@@ -80,6 +83,7 @@ struct gnio_ctx *gnio_eth_rxq_as_ctx(struct gnio_eth_rxq *q) { return q ? &q->ct
 
 gnio_error_t gnio_eth_rxq_set_type(struct gnio_eth_rxq *q, enum gnio_eth_rxq_type type)
 {
+	gnio_api_enter();
 	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the queue type");
 	if (type != GNIO_ETH_RXQ_TYPE_CYCLIC)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "unknown RX queue type %d", (int)type);
@@ -88,6 +92,7 @@ gnio_error_t gnio_eth_rxq_set_type(struct gnio_eth_rxq *q, enum gnio_eth_rxq_typ
 
 gnio_error_t gnio_eth_rxq_set_num_packets(struct gnio_eth_rxq *q, uint32_t num)
 {
+	gnio_api_enter();
 	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the number of packets");
 	GNIO_CHECK(gnio_eth_queue_check_ring(num, "eth_rxq"));
 	q->num_packets = num;
@@ -96,6 +101,7 @@ gnio_error_t gnio_eth_rxq_set_num_packets(struct gnio_eth_rxq *q, uint32_t num)
 
 gnio_error_t gnio_eth_rxq_set_queue_id(struct gnio_eth_rxq *q, uint16_t id)
 {
+	gnio_api_enter();
 	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the queue id");
 	q->queue_id = id;
 	return GNIO_SUCCESS;
@@ -103,12 +109,14 @@ gnio_error_t gnio_eth_rxq_set_queue_id(struct gnio_eth_rxq *q, uint16_t id)
 
 gnio_error_t gnio_eth_rxq_set_pkt_buf(struct gnio_eth_rxq *q, struct gnio_buf_arr *pool)
 {
+	gnio_api_enter();
 	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the packet buffer");
-	return gnio_eth_queue_set_pool(&q->pool, pool, "eth_rxq");
+	return gnio_eth_queue_set_pool(&q->pool, pool, 1, "eth_rxq");
 }
 
 gnio_error_t gnio_eth_rxq_set_flow_control(struct gnio_eth_rxq *q, int on)
 {
+	gnio_api_enter();
 	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "flow control");
 	q->flow_control = !!on;
 	return GNIO_SUCCESS;
@@ -116,6 +124,7 @@ gnio_error_t gnio_eth_rxq_set_flow_control(struct gnio_eth_rxq *q, int on)
 
 gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *q, int cpu)
 {
+	gnio_api_enter();
 	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the proxy CPU");
 	q->proxy_cpu = cpu;
 	return GNIO_SUCCESS;
@@ -149,7 +158,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		.queue_id = q->queue_id,
 		.max_frame = q->max_packet,
 		.ring_size = q->num_packets,
-		.burst = q->max_burst,
+		.burst = q->max_burst < GNIO_PROXY_MAX_BURST ? q->max_burst : GNIO_PROXY_MAX_BURST,
 	};
 	if (pool) {
 		cfg.pool_cpu = pool->base_cpu;
@@ -160,8 +169,23 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	err = q->dev->ops->rxq_open(q->dev->wire, &cfg, &q->wq);
 	if (err != GNIO_SUCCESS)
 		return err;
-	if (!gpu)
-		return GNIO_SUCCESS; /* host-only queue: no ring, no proxy */
+	/* Count only what overflows from now on: the wire may keep its queue's
+	 * counter across a stop and restart. */
+	q->wire_overflow_base = 0;
+	if (q->dev->ops->rxq_stats) {
+		struct gnio_wire_rxq_stats ws = {0};
+		q->dev->ops->rxq_stats(q->wq, &ws);
+		q->wire_overflow_base = ws.overflow;
+	}
+	memset(&q->proxy, 0, sizeof(q->proxy));
+	if (!gpu) {
+		/* CPU datapath: no ring, no thread; gnio_eth_rxq_recv_burst
+		 * counts into the proxy's counters. */
+		q->proxy.ops = q->dev->ops;
+		q->proxy.wq = q->wq;
+		q->proxy.cap = q->max_packet;
+		return GNIO_SUCCESS;
+	}
 
 	struct gnio_rx_ring_shared *sh_cpu;
 	struct gnio_rx_cqe *cqe_cpu;
@@ -184,10 +208,10 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		.mask = size - 1,
 		.slot_size = pool ? pool->elem_size : 0,
 		.queue_id = q->queue_id,
+		.pkt_mkey = pool ? pool->mkey : 0,
 	};
 	GNIO_CHECK_GOTO(gnio_gpu_put_handle(gpu, &h, sizeof(h), (void **)&q->handle), err, fail);
 
-	memset(&q->proxy, 0, sizeof(q->proxy));
 	struct gnio_rx_proxy *p = &q->proxy;
 	p->ops = q->dev->ops;
 	p->wq = q->wq;
@@ -197,13 +221,15 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	p->cqe = cqe_cpu;
 	p->size = size;
 	p->mask = size - 1;
-	p->burst = q->max_burst;
+	p->burst = cfg.burst < size ? cfg.burst : size;
 	p->flow_control = q->flow_control;
 	if (pool) {
 		p->slot_size = pool->elem_size;
 		p->cap = pool->elem_size < q->max_packet ? pool->elem_size : q->max_packet;
 		p->pool_size = h.pool_size;
 		p->zero_copy = pool->base_cpu && q->dev->ops->rx_burst_zc && q->dev->ops->rx_release_zc;
+		p->hold = pool->hold_cpu;
+		p->hold_users = &pool->inplace_tx_users;
 		if (pool->base_cpu) {
 			p->pool_cpu = pool->base_cpu;
 		} else {
@@ -213,7 +239,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 			p->pool_dev = pool->base_gpu;
 		}
 		GNIO_CHECK_GOTO(gnio_rx_proxy_init(p), err, fail_proxy);
-		gnio_eth_queue_pin_pool(gpu, pool, &q->pool_alloc_ref); /* the memory stays while the proxy writes it */
+		gnio_eth_queue_pin_pool(gpu, pool, 0, &q->pool_ref); /* the pool stays while the proxy writes it */
 		memset(&q->thread, 0, sizeof(q->thread));
 		q->thread.step = gnio_rx_proxy_step;
 		q->thread.arg = p;
@@ -230,7 +256,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	return GNIO_SUCCESS;
 
 fail_ref:
-	gnio_eth_queue_unpin_pool(gpu, &q->pool_alloc_ref);
+	gnio_eth_queue_unpin_pool(gpu, &q->pool_ref, 0);
 fail_proxy:
 	gnio_rx_proxy_fini(&q->proxy);
 fail:
@@ -252,7 +278,7 @@ static void fold_stats(struct gnio_eth_rxq *q, struct gnio_eth_rxq_stats *st)
 	if (q->wq && q->dev->ops->rxq_stats) {
 		struct gnio_wire_rxq_stats ws = {0};
 		q->dev->ops->rxq_stats(q->wq, &ws);
-		st->dropped[GNIO_DROP_WIRE_OVERFLOW] += ws.overflow;
+		st->dropped[GNIO_DROP_WIRE_OVERFLOW] += ws.overflow - q->wire_overflow_base;
 	}
 }
 
@@ -275,7 +301,7 @@ static gnio_error_t rxq_stop(struct gnio_ctx *ctx)
 		q->past.dropped[i] += run.dropped[i];
 	if (gpu) {
 		gnio_rx_proxy_fini(&q->proxy);
-		gnio_eth_queue_unpin_pool(gpu, &q->pool_alloc_ref);
+		gnio_eth_queue_unpin_pool(gpu, &q->pool_ref, 0);
 		free_ring(q, gpu);
 	}
 	memset(&q->proxy, 0, sizeof(q->proxy));
@@ -286,6 +312,7 @@ static gnio_error_t rxq_stop(struct gnio_ctx *ctx)
 
 gnio_error_t gnio_eth_rxq_quiesce(struct gnio_eth_rxq *q)
 {
+	gnio_api_enter();
 	if (!q)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "quiesce: NULL queue");
 	if (q->ctx.state != GNIO_CTX_STATE_STARTED || !q->ctx.gpu)
@@ -300,6 +327,7 @@ gnio_error_t gnio_eth_rxq_quiesce(struct gnio_eth_rxq *q)
 
 gnio_error_t gnio_eth_rxq_get_gpu_handle(struct gnio_eth_rxq *q, struct gnio_gpu_eth_rxq **handle)
 {
+	gnio_api_enter();
 	if (!q || !handle)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "get_gpu_handle: NULL argument");
 	GNIO_CHECK(gnio_eth_queue_check_handle(&q->ctx, "eth_rxq"));
@@ -309,6 +337,7 @@ gnio_error_t gnio_eth_rxq_get_gpu_handle(struct gnio_eth_rxq *q, struct gnio_gpu
 
 gnio_error_t gnio_eth_rxq_get_stats(struct gnio_eth_rxq *q, struct gnio_eth_rxq_stats *st)
 {
+	gnio_api_enter();
 	if (!q || !st)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "get_stats: NULL argument");
 	*st = q->past;
@@ -322,21 +351,49 @@ gnio_error_t gnio_eth_rxq_get_stats(struct gnio_eth_rxq *q, struct gnio_eth_rxq_
 
 gnio_error_t gnio_eth_rxq_cap_get_max_burst_size(const struct gnio_devinfo *info, uint32_t *max)
 {
+	gnio_api_enter();
 	if (!info || !max)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "cap query: NULL argument");
-	*max = GNIO_ETH_QUEUE_MAX_BURST;
+	*max = GNIO_ETH_QUEUE_MAX_PACKETS;
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_eth_rxq_cap_get_max_packet_size(const struct gnio_devinfo *info, uint32_t *max)
 {
+	gnio_api_enter();
 	if (!info || !max)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "cap query: NULL argument");
 	*max = wire_max_frame((struct gnio_dev *)info);
 	return GNIO_SUCCESS;
 }
 
-gnio_error_t gnio_eth_rxq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_rxq_type type)
+gnio_error_t gnio_eth_rxq_cap_is_type_supported(const struct gnio_devinfo *info, enum gnio_eth_rxq_type type,
+						enum gnio_eth_rxq_data_path_type data_path_type)
 {
+	gnio_api_enter();
+	if (data_path_type != GNIO_ETH_RXQ_DATA_PATH_TYPE_CPU && data_path_type != GNIO_ETH_RXQ_DATA_PATH_TYPE_GPU)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "unknown datapath type %d", (int)data_path_type);
+	if (type == GNIO_ETH_RXQ_TYPE_MANAGED_MEMPOOL || type == GNIO_ETH_RXQ_TYPE_REGULAR)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_rxq",
+				 "RX queue type %s is not supported: gnio queues are CYCLIC on both datapaths",
+				 type == GNIO_ETH_RXQ_TYPE_REGULAR ? "REGULAR" : "MANAGED_MEMPOOL");
 	return gnio_eth_queue_check_type(info, (int)type, GNIO_ETH_RXQ_TYPE_CYCLIC, GNIO_WIRE_CAP_RX, "eth_rxq");
+}
+
+/* -------------------------------------------------------- CPU datapath -- */
+
+gnio_error_t gnio_eth_rxq_recv_burst(struct gnio_eth_rxq *q, struct gnio_eth_pkt *pkts, uint32_t max_pkts,
+				     uint32_t *nb_pkts)
+{
+	gnio_api_enter();
+	if (!q || (!pkts && max_pkts) || !nb_pkts)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "eth_rxq", "recv_burst: NULL argument");
+	*nb_pkts = 0;
+	if (q->ctx.state != GNIO_CTX_STATE_STARTED)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq", "recv_burst: the queue is not started");
+	if (q->ctx.gpu)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "eth_rxq",
+				 "recv_burst: the queue's datapath is on %s; its frames go to the kernel",
+				 q->ctx.gpu->bus_id);
+	return gnio_rx_proxy_recv_host(&q->proxy, pkts, max_pkts, nb_pkts);
 }

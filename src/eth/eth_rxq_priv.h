@@ -18,7 +18,7 @@ struct gnio_eth_rxq {
 	int flow_control;
 	int proxy_cpu;
 	struct gnio_buf_arr *pool; /* cleared if the array is destroyed */
-	struct gnio_gpu_alloc *pool_alloc_ref; /* held while started */
+	struct gnio_buf_arr *pool_ref; /* pinned while started */
 
 	/* while started */
 	void *wq;
@@ -28,6 +28,7 @@ struct gnio_eth_rxq {
 	struct gnio_rx_proxy proxy;
 	struct gnio_proxy_thread thread;
 	int quiesced; /* proxy stopped and wire drained; ring kept */
+	uint64_t wire_overflow_base; /* the wire's overflow count when this run began */
 	/* counters of earlier runs (stats survive a stop/start) */
 	struct gnio_eth_rxq_stats past;
 };

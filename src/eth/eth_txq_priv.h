@@ -15,14 +15,24 @@ struct gnio_eth_txq {
 	uint32_t num_packets;
 	uint16_t queue_id;
 	int proxy_cpu;
-	struct gnio_buf_arr *pool;
-	struct gnio_gpu_alloc *pool_alloc_ref;
+	struct gnio_buf_arr *pool;                      /* slot-style TX pool, or NULL */
+	struct gnio_buf_arr *bufs[GNIO_TXQ_MAX_BUFS];  /* add_buf_arr; cleared if destroyed */
+	struct gnio_buf_arr *buf_refs[GNIO_TXQ_MAX_BUFS]; /* the buffer table, pinned while started */
+	uint8_t buf_inplace[GNIO_TXQ_MAX_BUFS];            /* ... and whether it is an RX pool */
+
+	gnio_eth_txq_gpu_event_notify_send_packet_cb_t notify_cb;
+	void *notify_user;
+	gnio_eth_txq_gpu_event_error_send_packet_cb_t error_cb;
+	void *error_user;
 
 	void *wq;
 	void *sh_gpu, *desc_gpu, *lc_gpu;
 	struct gnio_gpu_eth_txq *handle;
 	struct gnio_tx_proxy proxy;
 	struct gnio_proxy_thread thread;
+	/* CPU datapath counters (single writer: the sending thread) */
+	uint64_t host_tx_packets, host_tx_bytes;
+	uint64_t host_tx_reported; /* completions poll_completions has reported */
 	struct gnio_eth_txq_stats past;
 };
 

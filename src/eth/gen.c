@@ -202,10 +202,11 @@ const char *gnio_gen_proto_name(enum gnio_gen_proto proto)
 
 gnio_error_t gnio_gen_proto_parse(const char *name, enum gnio_gen_proto *proto)
 {
+	gnio_api_enter();
 	unsigned p;
 
 	if (!name || !proto)
-		return GNIO_ERROR_INVALID_VALUE;
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gen", "proto_parse: NULL argument");
 	if (!strcmp(name, "tcp")) {
 		*proto = GNIO_GEN_TCP_SYN;
 		return GNIO_SUCCESS;
@@ -216,7 +217,7 @@ gnio_error_t gnio_gen_proto_parse(const char *name, enum gnio_gen_proto *proto)
 			return GNIO_SUCCESS;
 		}
 	}
-	return GNIO_ERROR_INVALID_VALUE;
+	return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gen", "unknown protocol '%s'", name);
 }
 
 void gnio_gen_cfg_init(struct gnio_gen_cfg *cfg)
@@ -259,6 +260,7 @@ static gnio_error_t check_fail(char *why, size_t why_len, const char *fmt, ...)
 
 gnio_error_t gnio_gen_cfg_check(const struct gnio_gen_cfg *cfg, char *why, size_t why_len)
 {
+	gnio_api_enter();
 	uint32_t min;
 
 	if (why && why_len)
@@ -570,11 +572,12 @@ uint32_t gnio_gen_build(const struct gnio_gen_cfg *cfg, uint64_t seq, uint8_t *b
 
 gnio_error_t gnio_gen_init(const struct gnio_gen_cfg *cfg, struct gnio_gen **out)
 {
+	gnio_api_enter();
 	struct gnio_gen *gen;
 	unsigned i;
 
 	if (!out)
-		return GNIO_ERROR_INVALID_VALUE;
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gen", "init: NULL output");
 	*out = NULL;
 	if (gnio_gen_cfg_check(cfg, NULL, 0) != GNIO_SUCCESS)
 		return GNIO_ERROR_INVALID_VALUE;
@@ -583,7 +586,7 @@ gnio_error_t gnio_gen_init(const struct gnio_gen_cfg *cfg, struct gnio_gen **out
 
 	gen = calloc(1, sizeof(*gen) + (size_t)ntpl * cfg->frame_size);
 	if (!gen)
-		return GNIO_ERROR_NO_MEMORY;
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, "gen", "out of memory for %u templates", ntpl);
 	gen->cfg = *cfg;
 	gen->cfg.struct_size = sizeof(gen->cfg);
 	gen->size = cfg->frame_size;
@@ -643,13 +646,14 @@ uint32_t gnio_gen_fill(const struct gnio_gen *gen, uint64_t seq, uint8_t *buf, u
 
 gnio_error_t gnio_gen_stamp_read(const uint8_t *frame, uint32_t len, uint64_t *seq)
 {
+	gnio_api_enter();
 	const uint8_t *s;
 
 	if (!frame || len < STAMP_LEN)
-		return GNIO_ERROR_NOT_FOUND;
+		return gnio_fail(GNIO_ERROR_NOT_FOUND, "gen", "frame of %u bytes is too short for a stamp", len);
 	s = frame + len - STAMP_LEN;
 	if (get16(s) != STAMP_MAGIC)
-		return GNIO_ERROR_NOT_FOUND;
+		return gnio_fail(GNIO_ERROR_NOT_FOUND, "gen", "frame of %u bytes carries no generator stamp", len);
 	if (seq)
 		*seq = ((uint64_t)get16(s + 2) << 32) | ((uint64_t)get16(s + 4) << 16) | get16(s + 6);
 	return GNIO_SUCCESS;
@@ -658,13 +662,14 @@ gnio_error_t gnio_gen_stamp_read(const uint8_t *frame, uint32_t len, uint64_t *s
 gnio_error_t gnio_gen_verify(const struct gnio_gen_cfg *cfg, const uint8_t *frame, uint32_t len,
 			     uint64_t *seq)
 {
+	gnio_api_enter();
 	uint8_t expect[GNIO_GEN_MAX_FRAME];
 	uint64_t s48, full;
 
 	if (!cfg_ok(cfg) || !frame)
-		return GNIO_ERROR_INVALID_VALUE;
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gen", "verify: bad config or NULL frame");
 	if (gnio_gen_stamp_read(frame, len, &s48) != GNIO_SUCCESS)
-		return GNIO_ERROR_NOT_FOUND;
+		return GNIO_ERROR_NOT_FOUND; /* stamp_read said why */
 	/* The stamp keeps 48 bits; take the upper bits from first_seq. */
 	full = (cfg->first_seq & ~STAMP_SEQ_MASK) | s48;
 	if (full < cfg->first_seq && full + (1ull << 48) > full)
@@ -672,6 +677,10 @@ gnio_error_t gnio_gen_verify(const struct gnio_gen_cfg *cfg, const uint8_t *fram
 	if (seq)
 		*seq = full;
 	if (len != cfg->frame_size || gnio_gen_build(cfg, full, expect, sizeof(expect)) != len)
-		return GNIO_ERROR_UNEXPECTED;
-	return memcmp(expect, frame, len) ? GNIO_ERROR_UNEXPECTED : GNIO_SUCCESS;
+		return gnio_fail(GNIO_ERROR_UNEXPECTED, "gen", "frame %llu is %u bytes, %u expected",
+				 (unsigned long long)full, len, cfg->frame_size);
+	if (memcmp(expect, frame, len))
+		return gnio_fail(GNIO_ERROR_UNEXPECTED, "gen", "frame %llu differs from what the generator built",
+				 (unsigned long long)full);
+	return GNIO_SUCCESS;
 }

@@ -15,16 +15,7 @@
 #include <stdint.h>
 #include "gnio/gen.h"
 
-struct gnio_gen;
-
-/* Errors: INVALID_VALUE (cfg fails gnio_gen_cfg_check; reason recorded with
- * gnio_set_error_msg), NO_MEMORY. */
-gnio_error_t gnio_gen_init(const struct gnio_gen_cfg *cfg, struct gnio_gen **gen);
-void gnio_gen_free(struct gnio_gen *gen);
-/* The cfg the generator was built from (a copy). */
-const struct gnio_gen_cfg *gnio_gen_get_cfg(const struct gnio_gen *gen);
-/* Same bytes as gnio_gen_build(cfg, seq, ...); returns the frame length, 0 if
- * cap is too small. Thread-safe: gen is read-only after init. */
-uint32_t gnio_gen_fill(const struct gnio_gen *gen, uint64_t seq, uint8_t *buf, uint32_t cap);
+/* gnio_gen_init, gnio_gen_fill and friends are public now (gnio/gen.h); this
+ * header stays for the library's own includes. */
 
 #endif /* GNIO_SRC_ETH_GEN_PRIV_H */

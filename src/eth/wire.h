@@ -26,6 +26,8 @@ struct gnio_wire_frame {
 	uint64_t ts_ns;      /* RX: arrival time if the wire knows it, else 0 */
 	uint64_t buf_off;    /* zero-copy wires: frame offset in the bound pool */
 	uint64_t send_at_ns; /* TX: requested send time (0 = now) */
+	uint32_t copied;     /* TX: set by the wire when it copied the bytes into a
+			      * buffer of its own (not the OS or the link doing it) */
 };
 
 /* What a queue is opened with (at gnio_ctx_start). */
@@ -72,8 +74,10 @@ struct gnio_wire_ops {
 	void (*rx_release_zc)(void *q, const uint64_t *buf_off, unsigned n);
 
 	/* TX: hand up to n frames to the wire; returns how many it took. The rest
-	 * are offered again later (wire busy). */
-	unsigned (*tx_burst)(void *q, const struct gnio_wire_frame *frames, unsigned n);
+	 * are offered again later (wire busy). Sets frames[i].copied for the
+	 * frames it took by copying them. A frame whose data lies inside the
+	 * queue's own pool (AF_XDP UMEM) may be sent by reference. */
+	unsigned (*tx_burst)(void *q, struct gnio_wire_frame *frames, unsigned n);
 	/* Optional, for wires that finish sends asynchronously: how many accepted
 	 * frames completed since the last call, in order. NULL: accepted frames
 	 * are complete when tx_burst returns. */

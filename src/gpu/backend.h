@@ -28,6 +28,16 @@ struct gnio_gpu_ops {
 				  enum gnio_gpu_mem_type type, void **gpu_ptr, void **cpu_ptr);
 	gnio_error_t (*mem_free)(struct gnio_gpu *gpu, enum gnio_gpu_mem_type type, void *gpu_ptr,
 				 void *cpu_ptr);
+	/* Can mem_alloc serve GPU_CPU (device memory the CPU maps)? CUDA needs
+	 * GDRCopy for it; when it cannot, gpu.c serves CPU_GPU instead. */
+	int (*gpu_cpu_supported)(struct gnio_gpu *gpu, char *why, size_t why_len);
+	/* Make memory the application allocated usable as a device allocation:
+	 * its device view, host view (NULL for device memory) and type. *token
+	 * is the backend's note for unregister (e.g. "registered by us"). On
+	 * failure record a reason. */
+	gnio_error_t (*mem_register)(struct gnio_gpu *gpu, void *addr, size_t size, void **gpu_ptr, void **cpu_ptr,
+				     enum gnio_gpu_mem_type *type, int *token);
+	gnio_error_t (*mem_unregister)(struct gnio_gpu *gpu, void *addr, int token);
 	/* Synchronous control-path copies and fills on device memory. */
 	gnio_error_t (*copy_to_dev)(struct gnio_gpu *gpu, void *dst_gpu, const void *src, size_t n);
 	gnio_error_t (*copy_from_dev)(struct gnio_gpu *gpu, void *dst, const void *src_gpu, size_t n);

@@ -5,9 +5,12 @@
 #include "core/errmsg.h"
 #include "gpu/buf_arr_priv.h"
 
+static uint32_t next_key;
+
 gnio_error_t gnio_buf_arr_create(struct gnio_gpu *gpu, void *memptr_gpu, uint32_t elem_size, uint32_t num_elem,
 				 struct gnio_buf_arr **arr)
 {
+	gnio_api_enter();
 	if (!gpu || !memptr_gpu || !arr)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "buf_arr", "create: NULL argument");
 	if (!elem_size || !num_elem)
@@ -33,6 +36,7 @@ gnio_error_t gnio_buf_arr_create(struct gnio_gpu *gpu, void *memptr_gpu, uint32_
 	b->base_cpu = a->cpu_ptr ? (uint8_t *)a->cpu_ptr + ((uint8_t *)memptr_gpu - (uint8_t *)a->gpu_ptr) : NULL;
 	b->elem_size = elem_size;
 	b->num_elem = num_elem;
+	b->mkey = GNIO_BUF_ARR_KEY_BASE | (1u + __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED) % 0xffffu);
 	a->arr_refs++;
 	b->below = gpu->arr_top;
 	gpu->arr_top = b;
@@ -41,20 +45,58 @@ gnio_error_t gnio_buf_arr_create(struct gnio_gpu *gpu, void *memptr_gpu, uint32_
 	return GNIO_SUCCESS;
 }
 
+static void free_started(struct gnio_buf_arr *arr)
+{
+	gnio_gpu_free_internal(arr->gpu, arr->handle);
+	gnio_gpu_free_internal(arr->gpu, arr->bufs_gpu);
+	gnio_gpu_free_internal(arr->gpu, arr->hold_gpu);
+	arr->handle = NULL;
+	arr->bufs_gpu = NULL;
+	arr->hold_gpu = arr->hold_cpu = NULL;
+}
+
 gnio_error_t gnio_buf_arr_start(struct gnio_buf_arr *arr)
 {
+	gnio_api_enter();
 	if (!arr)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "buf_arr", "start: NULL");
 	if (arr->started)
 		return gnio_fail(GNIO_ERROR_BAD_STATE, "buf_arr", "buffer array already started");
-	struct gnio_gpu_buf_arr h = {.base = arr->base_gpu, .elem_size = arr->elem_size, .num_elem = arr->num_elem};
-	GNIO_CHECK(gnio_gpu_put_handle(arr->gpu, &h, sizeof(h), (void **)&arr->handle));
+	struct gnio_gpu *gpu = arr->gpu;
+	gnio_error_t err;
+	/* Element descriptors (address + key) for gnio_gpu_dev_buf_get_buf. */
+	struct gnio_gpu_buf *d = malloc(sizeof(*d) * arr->num_elem);
+	if (!d)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, "buf_arr", "out of memory for %u descriptors", arr->num_elem);
+	for (uint32_t i = 0; i < arr->num_elem; i++)
+		d[i] = (struct gnio_gpu_buf){(uint64_t)(uintptr_t)(arr->base_gpu + (uint64_t)i * arr->elem_size),
+					     arr->mkey, arr->elem_size};
+	err = gnio_gpu_put_handle(gpu, d, sizeof(*d) * arr->num_elem, (void **)&arr->bufs_gpu);
+	free(d);
+	if (err != GNIO_SUCCESS)
+		goto fail;
+	void *hold_cpu;
+	err = gnio_gpu_alloc_internal(gpu, sizeof(uint32_t) * arr->num_elem, GNIO_GPU_MEM_TYPE_CPU_GPU,
+				      (void **)&arr->hold_gpu, &hold_cpu);
+	if (err != GNIO_SUCCESS)
+		goto fail;
+	arr->hold_cpu = hold_cpu;
+	memset(arr->hold_cpu, 0, sizeof(uint32_t) * arr->num_elem);
+	struct gnio_gpu_buf_arr h = {.base = arr->base_gpu, .bufs = arr->bufs_gpu, .elem_size = arr->elem_size,
+				     .num_elem = arr->num_elem, .mkey = arr->mkey};
+	err = gnio_gpu_put_handle(gpu, &h, sizeof(h), (void **)&arr->handle);
+	if (err != GNIO_SUCCESS)
+		goto fail;
 	arr->started = 1;
 	return GNIO_SUCCESS;
+fail:
+	free_started(arr);
+	return err;
 }
 
 gnio_error_t gnio_buf_arr_destroy(struct gnio_buf_arr *arr)
 {
+	gnio_api_enter();
 	if (!arr)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "buf_arr", "destroy: NULL");
 	struct gnio_gpu *gpu = arr->gpu;
@@ -71,23 +113,26 @@ gnio_error_t gnio_buf_arr_destroy(struct gnio_buf_arr *arr)
 	}
 	gpu->arr_top = arr->below;
 	arr->alloc->arr_refs--;
-	/* A started RX queue may still hold it (the rollback destroys arrays
-	 * before it stops queues): its claim ends here, and the memory stays
-	 * pinned by the queue until it stops. */
+	/* Its RX claim ends here too (the queue's release then finds none). */
 	if (arr->rx_owner)
 		*arr->rx_owner = NULL;
+	/* The rollback destroys arrays (step 2) before it stops the queues
+	 * (step 3), as DOCA's teardown does: a started queue's proxy may still
+	 * use the array's hold words, so the last queue to stop frees it. */
+	int deferred = arr->started_users != 0;
+	arr->destroyed = 1;
 	pthread_mutex_unlock(&gpu->lock);
 	for (unsigned i = 0; i < GNIO_BUF_ARR_MAX_USERS; i++)
 		if (arr->users[i])
 			*arr->users[i] = NULL;
-	if (arr->handle)
-		gnio_gpu_free_internal(gpu, arr->handle);
-	free(arr);
+	if (!deferred)
+		gnio_buf_arr_free(arr);
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_buf_arr_get_gpu_handle(struct gnio_buf_arr *arr, struct gnio_gpu_buf_arr **handle)
 {
+	gnio_api_enter();
 	if (!arr || !handle)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "buf_arr", "get_gpu_handle: NULL argument");
 	if (!arr->started)
@@ -126,11 +171,35 @@ void gnio_buf_arr_unclaim_rx(struct gnio_gpu *gpu, struct gnio_buf_arr **slot)
 	pthread_mutex_unlock(&gpu->lock);
 }
 
-gnio_error_t gnio_buf_arr_add_user(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot)
+gnio_error_t gnio_buf_arr_get_mkey(const struct gnio_buf_arr *arr, uint32_t *mkey)
+{
+	gnio_api_enter();
+	if (!arr || !mkey)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "buf_arr", "get_mkey: NULL argument");
+	*mkey = arr->mkey;
+	return GNIO_SUCCESS;
+}
+
+void gnio_buf_arr_free(struct gnio_buf_arr *arr)
+{
+	free_started(arr);
+	free(arr);
+}
+
+int gnio_buf_arr_is_rx_pool(const struct gnio_buf_arr *arr)
+{
+	for (unsigned i = 0; i < GNIO_BUF_ARR_MAX_USERS; i++)
+		if (arr->users[i] && arr->user_is_rx[i])
+			return 1;
+	return 0;
+}
+
+gnio_error_t gnio_buf_arr_add_user(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot, int is_rx)
 {
 	for (unsigned i = 0; i < GNIO_BUF_ARR_MAX_USERS; i++) {
 		if (!arr->users[i]) {
 			arr->users[i] = slot;
+			arr->user_is_rx[i] = (uint8_t)!!is_rx;
 			return GNIO_SUCCESS;
 		}
 	}

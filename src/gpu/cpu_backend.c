@@ -49,6 +49,34 @@ static gnio_error_t cpu_mem_free(struct gnio_gpu *gpu, enum gnio_gpu_mem_type ty
 	return GNIO_SUCCESS;
 }
 
+static int cpu_gpu_cpu_supported(struct gnio_gpu *gpu, char *why, size_t why_len)
+{
+	(void)gpu;
+	snprintf(why, why_len, "the CPU device's memory is host memory");
+	return 1;
+}
+
+/* Any host memory is the CPU device's memory as it is. */
+static gnio_error_t cpu_mem_register(struct gnio_gpu *gpu, void *addr, size_t size, void **gpu_ptr, void **cpu_ptr,
+				     enum gnio_gpu_mem_type *type, int *token)
+{
+	(void)gpu;
+	(void)size;
+	*gpu_ptr = addr;
+	*cpu_ptr = addr;
+	*type = GNIO_GPU_MEM_TYPE_CPU_GPU;
+	*token = 0;
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t cpu_mem_unregister(struct gnio_gpu *gpu, void *addr, int token)
+{
+	(void)gpu;
+	(void)addr;
+	(void)token;
+	return GNIO_SUCCESS;
+}
+
 static gnio_error_t cpu_copy_to_dev(struct gnio_gpu *gpu, void *dst, const void *src, size_t n)
 {
 	memcpy(dst, src, n);
@@ -117,6 +145,9 @@ const struct gnio_gpu_ops gnio_gpu_cpu_ops = {
 	.close = cpu_close,
 	.mem_alloc = cpu_mem_alloc,
 	.mem_free = cpu_mem_free,
+	.gpu_cpu_supported = cpu_gpu_cpu_supported,
+	.mem_register = cpu_mem_register,
+	.mem_unregister = cpu_mem_unregister,
 	.copy_to_dev = cpu_copy_to_dev,
 	.copy_from_dev = cpu_copy_from_dev,
 	.memset_dev = cpu_memset_dev,

@@ -28,6 +28,7 @@ static int hex_field(const char **p, char end, unsigned max, unsigned *v)
 
 gnio_error_t gnio_gpu_bus_id_canonical(const char *in, char *out, size_t out_len)
 {
+	gnio_api_enter();
 	unsigned dom = 0, bus, devn, fn;
 	if (!in || !out || out_len < 13)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "bus id: NULL or short buffer");
@@ -86,6 +87,7 @@ gnio_error_t gnio_gpu_create(const char *bus_id, struct gnio_gpu **gpu)
 
 gnio_error_t gnio_gpu_destroy(struct gnio_gpu *gpu)
 {
+	gnio_api_enter();
 	if (!gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "destroy: NULL");
 	pthread_mutex_lock(&gpu->lock);
@@ -117,6 +119,18 @@ static gnio_error_t alloc_common(struct gnio_gpu *gpu, size_t size, size_t align
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "alignment %zu is not a power of two", align);
 	if (size == 0)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "cannot allocate 0 bytes");
+	if (type == GNIO_GPU_MEM_TYPE_GPU_CPU && gpu->ops->gpu_cpu_supported) {
+		char why[160];
+		if (!gpu->ops->gpu_cpu_supported(gpu, why, sizeof(why))) {
+			/* As DOCA does without GDRCopy: pinned host memory mapped
+			 * into the device, which both sides see as well. */
+			static int warned;
+			if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+				GNIO_LOG_WARN("gpu", "GPU_CPU memory needs GDRCopy (%s): serving CPU_GPU memory instead",
+					      why);
+			type = GNIO_GPU_MEM_TYPE_CPU_GPU;
+		}
+	}
 	struct gnio_gpu_alloc *a = calloc(1, sizeof(*a));
 	if (!a)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "gpu", "out of memory");
@@ -146,6 +160,7 @@ static gnio_error_t alloc_common(struct gnio_gpu *gpu, size_t size, size_t align
 gnio_error_t gnio_gpu_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t align, enum gnio_gpu_mem_type type,
 				void **memptr_gpu, void **memptr_cpu)
 {
+	gnio_api_enter();
 	if (!gpu || !memptr_gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "mem_alloc: NULL argument");
 	if (memptr_cpu)
@@ -170,7 +185,7 @@ struct gnio_gpu_alloc *gnio_gpu_find_alloc(struct gnio_gpu *gpu, const void *gpu
 	return NULL;
 }
 
-static gnio_error_t free_common(struct gnio_gpu *gpu, void *gpu_ptr, int internal)
+static gnio_error_t free_common(struct gnio_gpu *gpu, void *gpu_ptr, int internal, int external)
 {
 	pthread_mutex_lock(&gpu->lock);
 	struct gnio_gpu_alloc **pp = &gpu->allocs, *a = NULL;
@@ -182,8 +197,15 @@ static gnio_error_t free_common(struct gnio_gpu *gpu, void *gpu_ptr, int interna
 	}
 	if (!a) {
 		pthread_mutex_unlock(&gpu->lock);
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "%p is not an allocation of device %s", gpu_ptr,
-				 gpu->bus_id);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "%p is not %s of device %s", gpu_ptr,
+				 external ? "memory registered with" : "an allocation", gpu->bus_id);
+	}
+	if (a->external != external) {
+		pthread_mutex_unlock(&gpu->lock);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu",
+				 external ? "%p was allocated by gnio_gpu_mem_alloc: free it with gnio_gpu_mem_free"
+					  : "%p is the application's memory: unregister it with gnio_gpu_mem_unregister",
+				 gpu_ptr);
 	}
 	if (gpu->num_hung) {
 		pthread_mutex_unlock(&gpu->lock);
@@ -209,23 +231,91 @@ static gnio_error_t free_common(struct gnio_gpu *gpu, void *gpu_ptr, int interna
 	if (!internal)
 		gpu->num_user_allocs--;
 	pthread_mutex_unlock(&gpu->lock);
-	gnio_error_t err = gpu->ops->mem_free(gpu, a->type, a->gpu_ptr, a->cpu_ptr);
+	gnio_error_t err = a->external ? gpu->ops->mem_unregister(gpu, a->user_addr, a->token)
+				       : gpu->ops->mem_free(gpu, a->type, a->gpu_ptr, a->cpu_ptr);
 	free(a);
 	return err;
 }
 
 gnio_error_t gnio_gpu_mem_free(struct gnio_gpu *gpu, void *memptr_gpu)
 {
+	gnio_api_enter();
 	if (!gpu || !memptr_gpu)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "mem_free: NULL argument");
-	return free_common(gpu, memptr_gpu, 0);
+	return free_common(gpu, memptr_gpu, 0, 0);
+}
+
+gnio_error_t gnio_gpu_mem_register(struct gnio_gpu *gpu, void *addr, size_t size, void **memptr_gpu,
+				   void **memptr_cpu)
+{
+	gnio_api_enter();
+	if (!gpu || !addr || !memptr_gpu)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "mem_register: NULL argument");
+	if (!size)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "mem_register: 0 bytes");
+	if (memptr_cpu)
+		*memptr_cpu = NULL;
+	pthread_mutex_lock(&gpu->lock);
+	for (struct gnio_gpu_alloc *a = gpu->allocs; a; a = a->next) {
+		const uint8_t *lo = a->external ? a->user_addr : (a->cpu_ptr ? a->cpu_ptr : a->gpu_ptr);
+		if ((const uint8_t *)addr < lo + a->size && lo < (const uint8_t *)addr + size) {
+			pthread_mutex_unlock(&gpu->lock);
+			return gnio_fail(GNIO_ERROR_ALREADY_EXIST, "gpu",
+					 "%zu bytes at %p overlap memory %s already knows", size, addr, gpu->bus_id);
+		}
+	}
+	pthread_mutex_unlock(&gpu->lock);
+	struct gnio_gpu_alloc *a = calloc(1, sizeof(*a));
+	if (!a)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, "gpu", "out of memory");
+	void *g = NULL, *c = NULL;
+	enum gnio_gpu_mem_type type;
+	int token = 0;
+	gnio_error_t err = gpu->ops->mem_register(gpu, addr, size, &g, &c, &type, &token);
+	if (err != GNIO_SUCCESS) {
+		free(a);
+		return err;
+	}
+	a->type = type;
+	a->gpu_ptr = g;
+	a->cpu_ptr = c;
+	a->size = size;
+	a->external = 1;
+	a->user_addr = addr;
+	a->token = token;
+	pthread_mutex_lock(&gpu->lock);
+	a->next = gpu->allocs;
+	gpu->allocs = a;
+	gpu->num_user_allocs++;
+	pthread_mutex_unlock(&gpu->lock);
+	*memptr_gpu = g;
+	if (memptr_cpu)
+		*memptr_cpu = c;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_gpu_release_user_mem(struct gnio_gpu *gpu, void *gpu_ptr)
+{
+	pthread_mutex_lock(&gpu->lock);
+	struct gnio_gpu_alloc *a = gnio_gpu_find_alloc(gpu, gpu_ptr, 1);
+	int external = a && a->gpu_ptr == gpu_ptr && a->external;
+	pthread_mutex_unlock(&gpu->lock);
+	return external ? gnio_gpu_mem_unregister(gpu, gpu_ptr) : gnio_gpu_mem_free(gpu, gpu_ptr);
+}
+
+gnio_error_t gnio_gpu_mem_unregister(struct gnio_gpu *gpu, void *memptr_gpu)
+{
+	gnio_api_enter();
+	if (!gpu || !memptr_gpu)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "mem_unregister: NULL argument");
+	return free_common(gpu, memptr_gpu, 0, 1);
 }
 
 gnio_error_t gnio_gpu_free_internal(struct gnio_gpu *gpu, void *gpu_ptr)
 {
 	if (!gpu_ptr)
 		return GNIO_SUCCESS;
-	return free_common(gpu, gpu_ptr, 1);
+	return free_common(gpu, gpu_ptr, 1, 0);
 }
 
 gnio_error_t gnio_gpu_put_handle(struct gnio_gpu *gpu, const void *src, size_t size, void **dev_handle)
@@ -248,6 +338,7 @@ int gnio_gpu_is_cpu(const struct gnio_gpu *gpu) { return gpu && gpu->ops == &gni
 
 gnio_error_t gnio_gpu_pick_best(char *bus_id, size_t bus_id_len, char *why, size_t why_len)
 {
+	gnio_api_enter();
 	if (!bus_id || bus_id_len < 13)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "pick_best: buffer too small");
 	char reason[256] = "";

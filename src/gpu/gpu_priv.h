@@ -18,6 +18,9 @@ struct gnio_gpu_alloc {
 	size_t size;
 	unsigned arr_refs; /* buffer arrays carved from it */
 	int internal;      /* made by the library for rings and handles */
+	int external;      /* the application's memory (gnio_gpu_mem_register) */
+	void *user_addr;   /* external: the address the application gave */
+	int token;         /* external: the backend's note for unregister */
 };
 
 struct gnio_gpu {
@@ -45,6 +48,9 @@ gnio_error_t gnio_gpu_alloc_internal(struct gnio_gpu *gpu, size_t size, enum gni
 gnio_error_t gnio_gpu_free_internal(struct gnio_gpu *gpu, void *gpu_ptr);
 /* Find the allocation holding [gpu_ptr, gpu_ptr+len). Caller holds gpu->lock. */
 struct gnio_gpu_alloc *gnio_gpu_find_alloc(struct gnio_gpu *gpu, const void *gpu_ptr, size_t len);
+/* Free (gnio_gpu_mem_alloc) or unregister (gnio_gpu_mem_register) the
+ * application's memory at gpu_ptr, whichever it is: the rollback's step 4. */
+gnio_error_t gnio_gpu_release_user_mem(struct gnio_gpu *gpu, void *gpu_ptr);
 /* Copy a host struct into a device-resident handle (control path). */
 gnio_error_t gnio_gpu_put_handle(struct gnio_gpu *gpu, const void *src, size_t size, void **dev_handle);
 

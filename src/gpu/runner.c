@@ -29,6 +29,7 @@ const char *gnio_runner_state_name(enum gnio_runner_state s)
 
 gnio_error_t gnio_runner_create(struct gnio_gpu *gpu, struct gnio_runner **runner)
 {
+	gnio_api_enter();
 	if (!gpu || !runner)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "runner", "create: NULL argument");
 	struct gnio_runner *r = calloc(1, sizeof(*r));
@@ -61,6 +62,7 @@ static void count_running(struct gnio_gpu *gpu, int running_delta, int hung_delt
 
 gnio_error_t gnio_runner_start(struct gnio_runner *r, gnio_runner_launch_fn fn, void *user)
 {
+	gnio_api_enter();
 	if (!r || !fn)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "runner", "start: NULL argument");
 	if (r->state == GNIO_RUNNER_RUNNING || r->state == GNIO_RUNNER_HUNG || r->state == GNIO_RUNNER_EXITED)
@@ -99,6 +101,7 @@ static gnio_error_t reap(struct gnio_runner *r, gnio_error_t st, int was_hung)
 
 gnio_error_t gnio_runner_stop(struct gnio_runner *r, uint32_t deadline_ms)
 {
+	gnio_api_enter();
 	if (!r)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "runner", "stop: NULL");
 	if (r->state == GNIO_RUNNER_IDLE || r->state == GNIO_RUNNER_FAILED)
@@ -108,7 +111,7 @@ gnio_error_t gnio_runner_stop(struct gnio_runner *r, uint32_t deadline_ms)
 	/* Record the deadline before flipping the flag (rollback step 1). */
 	uint64_t deadline = mono_ns() + (uint64_t)deadline_ms * 1000000ull;
 	/* RELEASE(ctl.stop): pairs with the kernel's read in
-	 * gnio_dev_kernel_should_stop(). */
+	 * gnio_gpu_dev_kernel_should_stop(). */
 	gnio_store_release_u32(&r->ctl_cpu->stop, 1);
 	for (;;) {
 		gnio_error_t st = GNIO_SUCCESS;
@@ -139,6 +142,7 @@ gnio_error_t gnio_runner_stop(struct gnio_runner *r, uint32_t deadline_ms)
 
 gnio_error_t gnio_runner_destroy(struct gnio_runner *r)
 {
+	gnio_api_enter();
 	if (!r)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "runner", "destroy: NULL");
 	if (r->state == GNIO_RUNNER_RUNNING || r->state == GNIO_RUNNER_HUNG || r->state == GNIO_RUNNER_EXITED)

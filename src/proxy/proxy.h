@@ -65,11 +65,26 @@ struct gnio_rx_proxy {
 	uint64_t cached_cons;
 	uint64_t zc_released;           /* zero-copy: entries handed back to the wire */
 	uint64_t *zc_off;               /* zero-copy: pool offset of each ring entry */
+	/* In-place holds (ring.h GNIO_HOLD_*): the pool's hold words, host view,
+	 * checked while *hold_users says a TX queue may send from the pool. */
+	uint32_t *hold;
+	const unsigned *hold_users;
+	uint64_t *zc_held;              /* zero-copy: released buffers still sent in place */
+	uint32_t zc_held_head, zc_held_count;
 	uint8_t *scratch;               /* frames that find no ring entry */
 	struct gnio_wire_frame *frames;
 	/* counters (single writer: the proxy thread) */
 	uint64_t rx_packets, rx_bytes;
 	uint64_t dropped[GNIO_DROP_REASON_COUNT];
+};
+
+/* A buffer array a TX queue sends from, as the proxy sees it. */
+struct gnio_tx_proxy_buf {
+	uint8_t *cpu;       /* host view, NULL for device memory */
+	uint8_t *dev;       /* device view (copied out for device memory) */
+	uint64_t size;
+	uint32_t *hold;     /* host view of the hold words of an RX pool, else NULL */
+	uint32_t elem_size;
 };
 
 struct gnio_tx_proxy {
@@ -81,14 +96,14 @@ struct gnio_tx_proxy {
 	struct gnio_tx_desc *desc;      /* host view */
 	uint32_t size, mask, burst;
 	uint32_t max_frame;
-	uint8_t *pool_cpu;              /* NULL when the pool is device memory */
-	uint8_t *pool_dev;
-	uint64_t pool_size;
-	uint8_t *stage;                 /* burst * max_frame bytes, device pools only */
+	struct gnio_tx_proxy_buf bufs[GNIO_TXQ_MAX_BUFS];
+	uint32_t nbufs;
+	uint8_t *stage;                 /* burst * max_frame bytes, when a buffer is device memory */
 	uint64_t next;                  /* next descriptor to hand to the wire */
 	uint64_t done;                  /* completions published */
 	struct gnio_wire_frame *frames;
 	uint64_t tx_packets, tx_bytes, tx_errors, timed;
+	uint64_t tx_in_place, tx_copies, tx_notified;
 };
 
 gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p);
@@ -97,9 +112,16 @@ unsigned gnio_rx_proxy_step(void *arg);
  * dropped(stopped), so the books balance. */
 void gnio_rx_proxy_drain(struct gnio_rx_proxy *p);
 void gnio_rx_proxy_fini(struct gnio_rx_proxy *p);
+/* The CPU datapath's receive (gnio_eth_rxq_recv_burst), on the caller's
+ * thread: needs only ops, wq and the counters. */
+gnio_error_t gnio_rx_proxy_recv_host(struct gnio_rx_proxy *p, struct gnio_eth_pkt *pkts, uint32_t max,
+				     uint32_t *nb);
 
 gnio_error_t gnio_tx_proxy_init(struct gnio_tx_proxy *p);
 unsigned gnio_tx_proxy_step(void *arg);
+/* After the thread stopped: let an asynchronous wire finish what it took,
+ * then release the holds of frames that will never be sent. */
+void gnio_tx_proxy_drain(struct gnio_tx_proxy *p);
 void gnio_tx_proxy_fini(struct gnio_tx_proxy *p);
 
 #endif

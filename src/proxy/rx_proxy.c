@@ -12,6 +12,12 @@
  * and buffers go back to the wire when the consumer releases them.
  * GPU-memory pools: frames land in a host mirror and are copied to the device
  * pool asynchronously; the entries are published once the copy has landed.
+ *
+ * In-place holds: while a TX queue may send from this pool in place, a
+ * released entry's buffer is refilled (copy wires) or handed back to the wire
+ * (zero-copy wires) only once its hold says the send is done. A copy wire
+ * stops filling at the first held slot and counts the frames it then cannot
+ * place as no_buffer; a zero-copy wire keeps the held buffers aside.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +39,8 @@ gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
 	if (p->zero_copy) {
 		p->zc_off = calloc(p->size, sizeof(*p->zc_off));
-		if (!p->zc_off)
+		p->zc_held = calloc(p->size, sizeof(*p->zc_held));
+		if (!p->zc_off || !p->zc_held)
 			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
 	} else {
 		p->scratch = malloc((size_t)p->burst * p->cap);
@@ -54,9 +61,11 @@ void gnio_rx_proxy_fini(struct gnio_rx_proxy *p)
 		p->gpu->ops->stream_destroy(p->gpu, p->stage_stream);
 	free(p->frames);
 	free(p->zc_off);
+	free(p->zc_held);
 	free(p->scratch);
 	p->frames = NULL;
 	p->zc_off = NULL;
+	p->zc_held = NULL;
 	p->scratch = NULL;
 	p->stage_stream = NULL;
 }
@@ -136,6 +145,23 @@ static unsigned stage_reap(struct gnio_rx_proxy *p, int wait)
 	return published;
 }
 
+/* Does a TX queue send from this pool in place right now? */
+static inline int holds_active(const struct gnio_rx_proxy *p)
+{
+	/* ACQUIRE: pairs with the RELEASE in gnio_eth_queue_pin_pool(). */
+	return p->hold && __atomic_load_n(p->hold_users, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Copy wires: of entries [from, from + n), how many in a row (from the
+ * first) have a slot that may be refilled. */
+static uint32_t slots_refillable(struct gnio_rx_proxy *p, uint64_t from, uint32_t n)
+{
+	uint32_t i = 0;
+	while (i < n && gnio_hold_check(&p->hold[(from + i) & p->mask]))
+		i++;
+	return i;
+}
+
 static unsigned drop_reason(const struct gnio_rx_proxy *p, uint32_t len)
 {
 	if (len > p->cap)
@@ -145,16 +171,51 @@ static unsigned drop_reason(const struct gnio_rx_proxy *p, uint32_t len)
 	return GNIO_DROP_REASON_COUNT; /* keep */
 }
 
-/* Zero-copy: hand buffers of released entries back to the wire, in order. */
+/* Zero-copy: hand buffers of released entries back to the wire, in order;
+ * with holds, a buffer still being sent waits aside until its send is done. */
 static void zc_release(struct gnio_rx_proxy *p)
 {
-	while (p->zc_released != p->cached_cons) {
-		uint32_t at = (uint32_t)(p->zc_released & p->mask);
-		uint64_t n = p->cached_cons - p->zc_released;
-		uint32_t run = (uint64_t)(p->size - at) < n ? p->size - at : (uint32_t)n;
-		p->ops->rx_release_zc(p->wq, &p->zc_off[at], run);
-		p->zc_released += run;
+	if (!holds_active(p) && !p->zc_held_count) {
+		while (p->zc_released != p->cached_cons) {
+			uint32_t at = (uint32_t)(p->zc_released & p->mask);
+			uint64_t n = p->cached_cons - p->zc_released;
+			uint32_t run = (uint64_t)(p->size - at) < n ? p->size - at : (uint32_t)n;
+			p->ops->rx_release_zc(p->wq, &p->zc_off[at], run);
+			p->zc_released += run;
+		}
+		return;
 	}
+	uint64_t batch[64];
+	unsigned nb = 0;
+	/* Held ones first: they were released earlier. */
+	while (p->zc_held_count) {
+		uint64_t off = p->zc_held[p->zc_held_head];
+		if (!gnio_hold_check(&p->hold[off / p->slot_size]))
+			break;
+		batch[nb++] = off;
+		p->zc_held_head = (p->zc_held_head + 1) & p->mask;
+		p->zc_held_count--;
+		if (nb == 64) {
+			p->ops->rx_release_zc(p->wq, batch, nb);
+			nb = 0;
+		}
+	}
+	for (; p->zc_released != p->cached_cons; p->zc_released++) {
+		uint64_t off = p->zc_off[p->zc_released & p->mask];
+		if (p->zc_held_count || !gnio_hold_check(&p->hold[off / p->slot_size])) {
+			/* Keep arrival order among the held: at most a ring's worth. */
+			p->zc_held[(p->zc_held_head + p->zc_held_count) & p->mask] = off;
+			p->zc_held_count++;
+			continue;
+		}
+		batch[nb++] = off;
+		if (nb == 64) {
+			p->ops->rx_release_zc(p->wq, batch, nb);
+			nb = 0;
+		}
+	}
+	if (nb)
+		p->ops->rx_release_zc(p->wq, batch, nb);
 }
 
 static unsigned rx_step_zc(struct gnio_rx_proxy *p)
@@ -187,7 +248,7 @@ static unsigned rx_step_zc(struct gnio_rx_proxy *p)
 		uint64_t idx = p->prod + kept;
 		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
 		if (!f->ts_ns && !ts)
-			ts = gnio_dev_time_ns();
+			ts = gnio_gpu_dev_time_ns();
 		c->buf_off = f->buf_off;
 		c->len = f->len;
 		c->flags = f->ts_ns ? GNIO_RX_F_TS_HW : 0;
@@ -227,6 +288,15 @@ unsigned gnio_rx_proxy_step(void *arg)
 		p->cached_cons = gnio_load_acquire_u64(&p->sh->cons);
 		free_entries = p->size - (uint32_t)(p->staged - p->cached_cons);
 	}
+	/* Entries with a free ring slot whose buffer is still sent in place
+	 * cannot take a frame yet: those frames are no_buffer, not ring_full. */
+	const int holds = holds_active(p);
+	uint32_t held = 0;
+	if (holds) {
+		uint32_t ok = slots_refillable(p, p->staged, free_entries);
+		held = free_entries - ok;
+		free_entries = ok;
+	}
 	unsigned want = p->burst;
 	if (p->flow_control) {
 		if (free_entries < want)
@@ -251,7 +321,15 @@ unsigned gnio_rx_proxy_step(void *arg)
 		 * ACQUIRE(rx.cons): pairs with RELEASE(rx.cons) in
 		 * gnio_rx_ring_release(). */
 		p->cached_cons = gnio_load_acquire_u64(&p->sh->cons);
-		free_entries = p->size - (uint32_t)(p->staged - p->cached_cons);
+		uint32_t ring_free = p->size - (uint32_t)(p->staged - p->cached_cons);
+		if (holds) {
+			uint32_t ok = free_entries + slots_refillable(p, p->staged + free_entries,
+								      ring_free - free_entries);
+			held = ring_free - ok;
+			free_entries = ok;
+		} else {
+			free_entries = ring_free;
+		}
 	}
 
 	uint64_t ts = 0, bytes = 0;
@@ -260,7 +338,7 @@ unsigned gnio_rx_proxy_step(void *arg)
 		struct gnio_wire_frame *f = &p->frames[i];
 		unsigned why = drop_reason(p, f->len);
 		if (why == GNIO_DROP_REASON_COUNT && kept >= free_entries)
-			why = GNIO_DROP_RING_FULL;
+			why = kept < free_entries + held ? GNIO_DROP_NO_BUFFER : GNIO_DROP_RING_FULL;
 		if (why != GNIO_DROP_REASON_COUNT) {
 			STAT_ADD(p->dropped[why], 1);
 			continue;
@@ -273,7 +351,7 @@ unsigned gnio_rx_proxy_step(void *arg)
 			memmove(dst, f->data, f->len); /* close a hole left by a drop */
 		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
 		if (!f->ts_ns && !ts)
-			ts = gnio_dev_time_ns();
+			ts = gnio_gpu_dev_time_ns();
 		c->buf_off = (uint64_t)(idx & p->mask) * p->slot_size;
 		c->len = f->len;
 		c->flags = f->ts_ns ? GNIO_RX_F_TS_HW : 0;
@@ -332,4 +410,51 @@ void gnio_rx_proxy_drain(struct gnio_rx_proxy *p)
 			return;
 		STAT_ADD(p->dropped[GNIO_DROP_STOPPED], got);
 	}
+}
+
+/* CPU datapath: the caller's thread is the proxy. Frames are written straight
+ * into the caller's buffers; a dropped frame's buffer moves to the end, so
+ * entries [0, *nb) of pkts are the frames returned (in arrival order). */
+gnio_error_t gnio_rx_proxy_recv_host(struct gnio_rx_proxy *p, struct gnio_eth_pkt *pkts, uint32_t max,
+				     uint32_t *nb)
+{
+	struct gnio_wire_frame fr[64];
+	uint32_t out = 0;
+	while (out < max) {
+		unsigned want = max - out < 64 ? max - out : 64;
+		for (unsigned i = 0; i < want; i++) {
+			fr[i] = (struct gnio_wire_frame){.data = pkts[out + i].data, .cap = pkts[out + i].cap};
+		}
+		unsigned got = p->ops->rx_burst(p->wq, fr, want);
+		if (!got)
+			break;
+		uint32_t kept = 0;
+		uint64_t bytes = 0;
+		for (unsigned i = 0; i < got; i++) {
+			struct gnio_eth_pkt *slot = &pkts[out + i];
+			unsigned why = fr[i].len > fr[i].cap ? GNIO_DROP_TOO_BIG
+				       : fr[i].len < ETH_HDR_LEN ? GNIO_DROP_RUNT : GNIO_DROP_REASON_COUNT;
+			if (why != GNIO_DROP_REASON_COUNT) {
+				STAT_ADD(p->dropped[why], 1);
+				continue;
+			}
+			struct gnio_eth_pkt *dst = &pkts[out + kept];
+			if (dst != slot) { /* swap buffers: no copy */
+				struct gnio_eth_pkt t = *dst;
+				*dst = *slot;
+				*slot = t;
+			}
+			dst->len = fr[i].len;
+			dst->ts_ns = fr[i].ts_ns;
+			bytes += fr[i].len;
+			kept++;
+		}
+		STAT_ADD(p->rx_packets, kept);
+		STAT_ADD(p->rx_bytes, bytes);
+		out += kept;
+		if (got < want)
+			break;
+	}
+	*nb = out;
+	return GNIO_SUCCESS;
 }

@@ -5,8 +5,15 @@
  * Descriptors are consumed strictly in ticket order (a sender that reserved a
  * ticket but has not committed holds the queue, by design). A timed
  * descriptor holds the queue until its time. A bad descriptor (zero length,
- * too long, outside the pool) is completed as an error once everything before
- * it has completed, and reported through the progress engine.
+ * too long, outside its buffer) is completed as an error once everything
+ * before it has completed, and reported through the progress engine.
+ *
+ * Each descriptor names one of the queue's registered buffers. A frame in
+ * host-visible memory goes to the wire where it lies (for a frame sent from
+ * an RX pool: in place); a frame in device memory is copied out first. When
+ * a descriptor completes, a frame sent in place has its hold released
+ * (GNIO_HOLD_DONE) so the RX side may refill that buffer, and a NOTIFY
+ * descriptor posts an event.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +23,17 @@
 #include "gnio/device/time.h"
 #include "proxy/proxy.h"
 
-
-
 gnio_error_t gnio_tx_proxy_init(struct gnio_tx_proxy *p)
 {
 	p->frames = calloc(p->burst, sizeof(*p->frames));
 	if (!p->frames)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
-	if (!p->pool_cpu && p->pool_dev) {
-		p->stage = malloc((size_t)p->burst * p->max_frame);
-		if (!p->stage)
-			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
+	for (uint32_t i = 0; i < p->nbufs; i++) {
+		if (!p->bufs[i].cpu && !p->stage) {
+			p->stage = malloc((size_t)p->burst * p->max_frame);
+			if (!p->stage)
+				return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
+		}
 	}
 	return GNIO_SUCCESS;
 }
@@ -39,9 +46,44 @@ void gnio_tx_proxy_fini(struct gnio_tx_proxy *p)
 	p->stage = NULL;
 }
 
+/* The descriptor's buffer, or NULL when it names none or the frame does not
+ * fit in it. */
+static const struct gnio_tx_proxy_buf *desc_buf(const struct gnio_tx_proxy *p, const struct gnio_tx_desc *d)
+{
+	uint32_t b = d->flags >> GNIO_TX_BUF_SHIFT;
+	if (b >= p->nbufs)
+		return NULL;
+	const struct gnio_tx_proxy_buf *buf = &p->bufs[b];
+	if (d->buf_off >= buf->size)
+		return NULL;
+	return buf;
+}
+
 static int desc_valid(const struct gnio_tx_proxy *p, const struct gnio_tx_desc *d)
 {
-	return d->len && d->len <= p->max_frame && d->buf_off < p->pool_size && d->len <= p->pool_size - d->buf_off;
+	const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
+	return b && d->len && d->len <= p->max_frame && d->len <= b->size - d->buf_off;
+}
+
+/* Descriptors [p->done, new_done) have left the wire (or failed): release
+ * their holds, report notifications, then publish the completion index. */
+static void complete(struct gnio_tx_proxy *p, uint64_t new_done)
+{
+	uint64_t now = 0;
+	for (uint64_t i = p->done; i != new_done; i++) {
+		const struct gnio_tx_desc *d = &p->desc[i & p->mask];
+		const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
+		if (b && b->hold)
+			gnio_hold_done(&b->hold[d->buf_off / b->elem_size]);
+		if (d->flags & GNIO_TX_F_NOTIFY) {
+			if (!now)
+				now = gnio_gpu_dev_time_ns();
+			STAT_ADD(p->tx_notified, 1);
+			gnio_ctx_post_notify(p->ctx, i, now);
+		}
+	}
+	p->done = new_done;
+	gnio_tx_ring_complete(p->sh, p->done);
 }
 
 unsigned gnio_tx_proxy_step(void *arg)
@@ -52,8 +94,7 @@ unsigned gnio_tx_proxy_step(void *arg)
 	if (p->ops->tx_reap && p->done != p->next) {
 		unsigned c = p->ops->tx_reap(p->wq);
 		if (c) {
-			p->done += c;
-			gnio_tx_ring_complete(p->sh, p->done);
+			complete(p, p->done + c);
 			work += c;
 		}
 	}
@@ -66,7 +107,7 @@ unsigned gnio_tx_proxy_step(void *arg)
 			break;
 		if (d->flags & GNIO_TX_F_TIMED) {
 			if (!now)
-				now = gnio_dev_time_ns();
+				now = gnio_gpu_dev_time_ns();
 			if (d->send_at_ns > now)
 				break; /* in order: later frames wait behind it */
 		}
@@ -75,27 +116,30 @@ unsigned gnio_tx_proxy_step(void *arg)
 				break; /* complete what precedes it first */
 			STAT_ADD(p->tx_errors, 1);
 			gnio_ctx_post_event(p->ctx, GNIO_PE_EVENT_TX_ERROR, GNIO_ERROR_INVALID_VALUE, idx,
-					    "TX descriptor %llu: length %u at offset %llu does not fit the pool (%llu bytes, max frame %u)",
+					    "TX descriptor %llu: length %u at offset %llu of buffer %u does not fit "
+					    "(%u buffers registered, max frame %u)",
 					    (unsigned long long)idx, d->len, (unsigned long long)d->buf_off,
-					    (unsigned long long)p->pool_size, p->max_frame);
-			p->next = p->done = ++idx;
+					    d->flags >> GNIO_TX_BUF_SHIFT, p->nbufs, p->max_frame);
+			p->next = ++idx;
+			/* RELEASE(tx.errors): pairs with the kernel's ACQUIRE in
+			 * gnio_gpu_dev_eth_txq_errors(). */
 			__atomic_store_n(&p->sh->errors, p->tx_errors, __ATOMIC_RELEASE);
-			gnio_tx_ring_complete(p->sh, p->done);
+			complete(p, p->next);
 			work++;
 			continue;
 		}
+		const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
 		struct gnio_wire_frame *f = &p->frames[n];
-		if (p->pool_cpu) {
-			f->data = p->pool_cpu + d->buf_off;
+		if (b->cpu) {
+			f->data = b->cpu + d->buf_off;
 		} else {
 			f->data = p->stage + (size_t)n * p->max_frame;
-			p->gpu->ops->copy_from_dev(p->gpu, f->data, p->pool_dev + d->buf_off, d->len);
+			p->gpu->ops->copy_from_dev(p->gpu, f->data, b->dev + d->buf_off, d->len);
 		}
 		f->len = d->len;
 		f->buf_off = d->buf_off;
 		f->send_at_ns = (d->flags & GNIO_TX_F_TIMED) ? d->send_at_ns : 0;
-		if (f->send_at_ns)
-			STAT_ADD(p->timed, 1);
+		f->copied = 0;
 		n++;
 		idx++;
 	}
@@ -103,20 +147,40 @@ unsigned gnio_tx_proxy_step(void *arg)
 		return work;
 	unsigned acc = p->ops->tx_burst(p->wq, p->frames, n);
 	if (acc) {
-		uint64_t bytes = 0;
-		for (unsigned i = 0; i < acc; i++)
+		uint64_t bytes = 0, in_place = 0, copies = 0, timed = 0;
+		for (unsigned i = 0; i < acc; i++) {
+			const struct gnio_tx_desc *d = &p->desc[(p->next + i) & p->mask];
+			const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
 			bytes += p->frames[i].len;
+			in_place += b->hold != NULL;
+			copies += !b->cpu || p->frames[i].copied;
+			timed += p->frames[i].send_at_ns != 0;
+		}
 		p->next += acc;
 		STAT_ADD(p->tx_packets, acc);
 		STAT_ADD(p->tx_bytes, bytes);
-		if (!p->ops->tx_reap) {
-			p->done = p->next;
-			gnio_tx_ring_complete(p->sh, p->done);
-		}
+		STAT_ADD(p->tx_in_place, in_place);
+		STAT_ADD(p->tx_copies, copies);
+		STAT_ADD(p->timed, timed);
+		if (!p->ops->tx_reap)
+			complete(p, p->next);
 	}
-	/* Timed frames not taken yet are counted again next time; undo. */
-	for (unsigned i = acc; i < n; i++)
-		if (p->frames[i].send_at_ns)
-			STAT_ADD(p->timed, (uint64_t)-1);
 	return work + acc;
+}
+
+void gnio_tx_proxy_drain(struct gnio_tx_proxy *p)
+{
+	/* Give an asynchronous wire a moment to finish what it took. */
+	for (int i = 0; i < 1000 && p->ops->tx_reap && p->done != p->next; i++)
+		gnio_tx_proxy_step(p);
+	/* What the wire never finished, and descriptors committed but never
+	 * taken, will not be sent: their RX buffers must not stay held. */
+	for (uint64_t i = p->done;; i++) {
+		const struct gnio_tx_desc *d = i < p->next ? &p->desc[i & p->mask] : gnio_tx_ring_ready(p->desc, p->mask, i);
+		if (!d)
+			break;
+		const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
+		if (b && b->hold)
+			gnio_hold_done(&b->hold[d->buf_off / b->elem_size]);
+	}
 }

@@ -18,6 +18,17 @@ check "sw/cpu: hw_timestamp refused by the nic axis" [ "$(feat hw_timestamp axis
 consistent=$(jq_py "$TMP/caps.json" 'all((f["verdict"]=="supported")==(f["nic"]["verdict"]=="supported" and f["gpu"]["verdict"]=="supported") and ((f["axis_said_no"] is None)==(f["verdict"]=="supported")) for f in d["features"])')
 check "every verdict agrees with its two axes" [ "$consistent" = True ]
 
+# Steering: every action is reported per wire, with where it runs or why not.
+check "sw: flow_rss supported (in the proxy)" [ "$(feat flow_rss verdict)" = supported ]
+check "sw: flow_drop supported" [ "$(feat flow_drop verdict)" = supported ]
+check "sw: flow_kernel refused by the nic axis" [ "$(feat flow_kernel axis_said_no)" = nic ]
+check "sw: flow_kernel reason names the missing host stack" \
+	grep -q "no host network stack" <<<"$(feat flow_kernel nic)"
+check "sw: queries.flow_actions.kernel is not_supported" \
+	[ "$(jq_py "$TMP/caps.json" 'd["wire"]["queries"]["flow_actions"]["kernel"]')" = not_supported ]
+check "sw: queries.flow_actions.queue is supported" \
+	[ "$(jq_py "$TMP/caps.json" 'd["wire"]["queries"]["flow_actions"]["queue"]')" = supported ]
+
 # Default device: the best present; it must validate too.
 "$GNIO" caps --json > "$TMP/caps2.json"; rc=$?
 check "caps --json (best device) exits 0" [ $rc -eq 0 ]

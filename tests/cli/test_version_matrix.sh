@@ -27,7 +27,7 @@ check "every entry's source line declares its symbol" [ "$srcok" = True ]
 
 # Drift is caught: a tag that disappears makes --check fail.
 cp -r "$GNIO_SRC/include" "$TMP/inc"
-sed -i '/@since 0.1 timed_send:/d' "$TMP/inc/gnio/eth_txq.h"
+sed -i "/@since 0.2 timed_send:/d" "$TMP/inc/gnio/eth_txq.h"
 "$PY" "$GNIO_SRC/scripts/gen-version-matrix.py" --include "$TMP/inc/gnio" --version "$ver" --check "$M" > /dev/null 2>&1
 check "removing a tag is reported as drift" [ $? -eq 1 ]
 sed -i 's|^gnio_error_t gnio_eth_txq_create(|/* @since 9.9 bogus: from the future */\n&|' "$TMP/inc/gnio/eth_txq.h"
@@ -41,7 +41,7 @@ check "lookup gpu_visible_rx exits 0" [ $rc -eq 0 ]
 check "lookup returns exactly gpu_visible_rx" \
 	[ "$(jq_py "$TMP/q.json" '[e["capability"] for e in d["entries"]]')" = "['gpu_visible_rx']" ]
 check "gpu_visible_rx since 0.1" [ "$(jq_py "$TMP/q.json" 'd["entries"][0]["min_version"]')" = 0.1 ]
-"$GNIO" version-matrix gnio_eth_txq_cap_is_timed_send_supported > "$TMP/t.txt"; rc=$?
+"$GNIO" version-matrix gnio_eth_txq_cap_get_wait_on_time_offload_supported > "$TMP/t.txt"; rc=$?
 check "lookup by symbol finds timed_send" grep -q timed_send "$TMP/t.txt"
 "$GNIO" version-matrix no_such_capability > /dev/null 2> "$TMP/e"; rc=$?
 check "unknown name exits 1 with one line" [ $rc -eq 1 -a "$(wc -l < "$TMP/e")" -eq 1 ]

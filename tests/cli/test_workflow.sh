@@ -1,20 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The workflow verbs on the CPU device over the sw wire: configure (--save),
+# The workflow verbs on the CPU device over the sw wire: configure (--snapshot,
+# --save and the run of what it saved),
 # test (green, and the escalate path with a broken peer), rollback (clean and
 # fail-closed), debug (ladder, capture, compare).
 . "$(dirname "$0")/lib.sh"
 cd "$TMP"
 
-"$GNIO" configure --gpu cpu --save snap.json > cfg.txt; rc=$?
+"$GNIO" configure --gpu cpu --snapshot snap.json --save run.yaml > cfg.txt; rc=$?
 check "configure --gpu cpu exits 0" [ $rc -eq 0 ]
+check "configure --save wrote a run config" grep -q '^wire: "sw:configure"' run.yaml
+"$GNIO" run --config run.yaml --duration 1 --json > run.out 2> run.err; rc=$?
+tail -n 1 run.out > run.json
+check "gnio run --config of what configure saved exits 0 (got $rc)" [ $rc -eq 0 ]
+check "... runs on the wire and device configure checked" \
+	[ "$(jq_py run.json 'd["wire"] + " " + d["device"]')" = "sw:configure cpu" ]
+check "... and balances" [ "$(jq_py run.json 'd["balanced"] and d["rx_packets"] > 0')" = True ]
 check "snapshot has caps, allocation map, queue map, stop flag" \
 	[ "$(jq_py snap.json '[k in d for k in ("caps","allocation_map","queue_attachment_map","stop_flag")]')" = "[True, True, True, True]" ]
 check "snapshot caps validate" "$PY" -c 'import json,sys; json.dump(json.load(open("snap.json"))["caps"], open("c.json","w"))'
 check "snapshot caps validate against caps.schema.json" validate caps.schema.json c.json
-"$GNIO" configure --gpu cpu --wire afpacket:nosuch0 --json > cfg.json; rc=$?
+"$GNIO" configure --gpu cpu --wire afpacket:nosuch0 --save bad.yaml --json > cfg.json 2> cfg.err; rc=$?
 check "missing interface: configure exits 3, fix layer environment" \
 	[ $rc -eq 3 -a "$(jq_py cfg.json 'd["fix_layer"]')" = environment ]
+check "missing interface: no run config saved, and it says so" [ ! -e bad.yaml -a "$(jq_py cfg.json 'd["saved"]')" = None ]
+check "... on one stderr line naming the file" grep -q 'bad.yaml not written' cfg.err
 
 "$GNIO" test --wire sw:t --gpu cpu --json > t.json; rc=$?
 check "test --wire sw:t --gpu cpu is green (exit $rc)" [ $rc -eq 0 -a "$(jq_py t.json 'd["verdict"]')" = green ]

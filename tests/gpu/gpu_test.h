@@ -24,15 +24,11 @@
 #include <cuda_runtime_api.h>
 #endif
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+/* Every public header carries its own C++ guards; the device headers are
+ * templates in C++ and must not sit inside extern "C". */
 #include "gnio/gnio.h"
 #include "gnio/device/gnio_dev.h"
-#include "apps/apps.h"
-#ifdef __cplusplus
-}
-#endif
+#include "gnio/apps/apps.h"
 
 /* A failed check may leave a persistent kernel running; exit() would then
  * wait for it in the CUDA runtime's teardown. _exit ends the process and the
@@ -211,7 +207,10 @@ static inline int gt_heartbeat_moves(struct gnio_runner *r, unsigned timeout_ms)
 
 /* ------------------------------------------------------------ sw rig --- */
 
+/* A test's queues on an sw wire, built by the library's bring-up
+ * (gnio_pipeline_create) on the test's device context. */
 struct gt_rig {
+	struct gnio_pipeline *pl;
 	struct gnio_gpu *gpu;
 	struct gnio_dev *dev;
 	struct gnio_sw_peer *peer;
@@ -227,6 +226,7 @@ struct gt_rig {
 struct gt_rig_cfg {
 	const char *name;          /* sw wire name */
 	int rx, tx;                /* which queues */
+	int tx_in_place;           /* register the RX pool with the TX queue */
 	uint32_t rx_entries;       /* ring size, power of two */
 	uint32_t tx_entries;
 	uint32_t slot;             /* pool element size */
@@ -259,72 +259,52 @@ static inline void gt_rig_cfg_init_tx(struct gt_rig_cfg *c, const char *name, ui
 static inline gnio_error_t gt_rig_open(struct gt_rig *r, struct gnio_gpu *gpu, const struct gt_rig_cfg *c)
 {
 	char spec[48];
+	struct gnio_pipeline_cfg pc;
+	struct gnio_pipeline_queue q;
 	gnio_error_t err;
 
 	memset(r, 0, sizeof(*r));
 	r->gpu = gpu;
 	snprintf(r->name, sizeof(r->name), "%s", c->name);
 	snprintf(spec, sizeof(spec), "sw:%s", c->name);
-	GT_OK(gnio_dev_open(spec, &r->dev));
+	gnio_pipeline_cfg_init(&pc, spec, NULL);
+	pc.gpu_ctx = gpu;
+	pc.ring = c->rx_entries;
+	pc.burst = 256;
+	pc.slot = c->slot;
+	pc.max_packet = c->max_pkt;
+	pc.rx_mem = c->rx_mem_type;
+	pc.flow_control = 1; /* tests count every frame: hold frames on the wire, never drop */
+	pc.tx = c->tx;
+	pc.tx_only = c->tx && !c->rx;
+	pc.tx_pool = c->tx;
+	pc.tx_in_place = c->tx && c->rx && c->tx_in_place;
+	pc.tx_ring = c->tx_entries;
+	err = gnio_pipeline_create(&pc, &r->pl);
+	if (err != GNIO_SUCCESS)
+		return err;
+	GT_OK(gnio_pipeline_get_queue(r->pl, 0, &q));
+	r->dev = gnio_pipeline_get_dev(r->pl);
+	r->rxq = q.rxq;
+	r->txq = q.txq;
+	r->rxh = q.rxh;
+	r->txh = q.txh;
+	r->rx_arr = q.rx_pool;
+	r->tx_arr = q.tx_pool;
+	r->rx_mem = q.rx_mem;
+	r->tx_mem = q.tx_mem;
+	r->rx_mem_cpu = q.rx_pool ? gnio_buf_arr_get_cpu_base(q.rx_pool) : NULL;
+	r->tx_mem_cpu = q.tx_pool ? gnio_buf_arr_get_cpu_base(q.tx_pool) : NULL;
 	GT_OK(gnio_sw_peer_open(c->name, &r->peer));
-	if (c->rx) {
-		size_t sz = (size_t)c->slot * c->rx_entries;
-		GT_OK(gnio_gpu_mem_alloc(gpu, sz, 4096, c->rx_mem_type, &r->rx_mem, &r->rx_mem_cpu));
-		GT_OK(gnio_buf_arr_create(gpu, r->rx_mem, c->slot, c->rx_entries, &r->rx_arr));
-		GT_OK(gnio_buf_arr_start(r->rx_arr));
-		GT_OK(gnio_eth_rxq_create(r->dev, 256, c->max_pkt, &r->rxq));
-		GT_OK(gnio_eth_rxq_set_type(r->rxq, GNIO_ETH_RXQ_TYPE_CYCLIC));
-		GT_OK(gnio_eth_rxq_set_num_packets(r->rxq, c->rx_entries));
-		/* Tests count every frame: hold frames on the wire, never drop. */
-		GT_OK(gnio_eth_rxq_set_flow_control(r->rxq, 1));
-		err = gnio_eth_rxq_set_pkt_buf(r->rxq, r->rx_arr);
-		if (err != GNIO_SUCCESS)
-			return err;
-		GT_OK(gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(r->rxq), gpu));
-		err = gnio_ctx_start(gnio_eth_rxq_as_ctx(r->rxq));
-		if (err != GNIO_SUCCESS)
-			return err;
-		GT_OK(gnio_eth_rxq_get_gpu_handle(r->rxq, &r->rxh));
-	}
-	if (c->tx) {
-		size_t sz = (size_t)c->slot * c->tx_entries;
-		GT_OK(gnio_gpu_mem_alloc(gpu, sz, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU, &r->tx_mem, &r->tx_mem_cpu));
-		GT_OK(gnio_buf_arr_create(gpu, r->tx_mem, c->slot, c->tx_entries, &r->tx_arr));
-		GT_OK(gnio_buf_arr_start(r->tx_arr));
-		GT_OK(gnio_eth_txq_create(r->dev, 256, &r->txq));
-		GT_OK(gnio_eth_txq_set_num_packets(r->txq, c->tx_entries));
-		GT_OK(gnio_eth_txq_set_pkt_buf(r->txq, r->tx_arr));
-		GT_OK(gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(r->txq), gpu));
-		GT_OK(gnio_ctx_start(gnio_eth_txq_as_ctx(r->txq)));
-		GT_OK(gnio_eth_txq_get_gpu_handle(r->txq, &r->txh));
-	}
 	return GNIO_SUCCESS;
 }
 
-/* Reverse order; every step checked. The kernel must be stopped already. */
+/* The pipeline's rollback and teardown, every step checked. The kernels the
+ * test launched on its own runners must be stopped already. */
 static inline void gt_rig_close(struct gt_rig *r)
 {
-	if (r->txq) {
-		GT_OK(gnio_ctx_stop(gnio_eth_txq_as_ctx(r->txq)));
-		GT_OK(gnio_eth_txq_destroy(r->txq));
-	}
-	if (r->rxq) {
-		enum gnio_ctx_state st;
-		GT_OK(gnio_ctx_get_state(gnio_eth_rxq_as_ctx(r->rxq), &st));
-		if (st == GNIO_CTX_STATE_STARTED)
-			GT_OK(gnio_ctx_stop(gnio_eth_rxq_as_ctx(r->rxq)));
-		GT_OK(gnio_eth_rxq_destroy(r->rxq));
-	}
 	GT_OK(gnio_sw_peer_close(r->peer));
-	GT_OK(gnio_dev_close(r->dev));
-	if (r->tx_arr)
-		GT_OK(gnio_buf_arr_destroy(r->tx_arr));
-	if (r->rx_arr)
-		GT_OK(gnio_buf_arr_destroy(r->rx_arr));
-	if (r->tx_mem)
-		GT_OK(gnio_gpu_mem_free(r->gpu, r->tx_mem));
-	if (r->rx_mem)
-		GT_OK(gnio_gpu_mem_free(r->gpu, r->rx_mem));
+	GT_OK(gnio_pipeline_destroy(r->pl));
 	memset(r, 0, sizeof(*r));
 }
 
@@ -446,8 +426,8 @@ template <int SCOPE> __device__ int gt_group_stop(struct gnio_kernel_ctl *ctl, u
 	__shared__ int s_stop;
 	int stop = 0;
 	if (threadIdx.x == 0) {
-		stop = gnio_dev_kernel_should_stop(ctl);
-		gnio_dev_kernel_heartbeat(ctl, ++*hb);
+		stop = gnio_gpu_dev_kernel_should_stop(ctl);
+		gnio_gpu_dev_kernel_heartbeat(ctl, ++*hb);
 	}
 	if (SCOPE == GT_SCOPE_BLOCK) {
 		__syncthreads(); /* the previous iteration's readers are done */
@@ -466,10 +446,10 @@ __device__ gnio_error_t gt_recv(const struct gnio_gpu_eth_rxq *q, uint32_t max, 
 				uint32_t *count)
 {
 	if (SCOPE == GT_SCOPE_BLOCK)
-		return gnio_dev_eth_rxq_recv_block(q, max, tmo, first, count);
+		return gnio_gpu_dev_eth_rxq_recv_block(q, max, tmo, first, count, NULL);
 	if (SCOPE == GT_SCOPE_WARP)
-		return gnio_dev_eth_rxq_recv_warp(q, max, tmo, first, count);
-	return gnio_dev_eth_rxq_recv_thread(q, max, tmo, first, count);
+		return gnio_gpu_dev_eth_rxq_recv_warp(q, max, tmo, first, count, NULL);
+	return gnio_gpu_dev_eth_rxq_recv_thread(q, max, tmo, first, count, NULL);
 }
 
 template <int SCOPE> __device__ void gt_group_sync(void)

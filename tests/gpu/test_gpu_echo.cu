@@ -37,6 +37,7 @@ int main(void)
 
 	gt_rig_cfg_init(&rc, "gt_echo");
 	rc.tx = 1;
+	rc.tx_in_place = 1; /* the echo sends from the RX buffers */
 	rc.tx_entries = 64; /* smaller than a burst: AGAIN must be handled */
 	GT_OK(gt_rig_open(&rig, g, &rc));
 

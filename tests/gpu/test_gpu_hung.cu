@@ -13,7 +13,7 @@ __global__ void hung_kernel(struct gnio_kernel_ctl *ctl, const uint32_t *release
 {
 	uint64_t hb = 0;
 	while (gnio_load_acquire_u32(release) == 0) {
-		gnio_dev_kernel_heartbeat(ctl, ++hb);
+		gnio_gpu_dev_kernel_heartbeat(ctl, ++hb);
 		pool[hb & 1023] = (uint32_t)hb; /* it really does touch the pool */
 		__nanosleep(10000);
 	}

@@ -2,8 +2,12 @@
 /*
  * Memory types on CUDA: GPU (device memory, no CPU pointer), CPU_GPU (pinned
  * host memory mapped into the GPU: both views see the same bytes), GPU_CPU
- * (NOT_SUPPORTED without GDRCopy). Alignment is honoured; bad frees and frees
- * under a live buffer array are refused.
+ * (device memory through GDRCopy, or CPU_GPU memory when GDRCopy is absent:
+ * both views either way, and a kernel's write is seen by the host). The
+ * application's own memory (its cudaMalloc, cudaHostAlloc and malloc) is
+ * registered and becomes a buffer array; managed memory is refused.
+ * Alignment is honoured; bad frees and frees under a live buffer array are
+ * refused.
  */
 #include "gpu_test.h"
 
@@ -61,15 +65,52 @@ int main(void)
 	GT_CUDA(cudaMemcpy(probe, (uint32_t *)dev + 1000, sizeof(probe), cudaMemcpyDeviceToHost));
 	GT_CHECK(probe[0] == 3001 && probe[3] == 3010, "device memory content");
 
-	/* GPU_CPU: NOT_SUPPORTED without GDRCopy (or both views if present). */
+	/* GPU_CPU: both views whether GDRCopy serves it or CPU_GPU stands in;
+	 * a kernel's write reaches the host view (the exit-flag pattern). */
 	void *gc = NULL, *gcc = NULL;
-	gnio_error_t e = gnio_gpu_mem_alloc(g, 65536, 0, GNIO_GPU_MEM_TYPE_GPU_CPU, &gc, &gcc);
-	GT_CHECK(e == GNIO_ERROR_NOT_SUPPORTED || (e == GNIO_SUCCESS && gc && gcc), "GPU_CPU gave %s",
-		 gnio_error_get_name(e));
-	if (e == GNIO_SUCCESS)
-		GT_OK(gnio_gpu_mem_free(g, gc));
-	else
-		printf("GPU_CPU: %s\n", gnio_last_error_msg());
+	GT_OK(gnio_gpu_mem_alloc(g, 65536, 0, GNIO_GPU_MEM_TYPE_GPU_CPU, &gc, &gcc));
+	GT_CHECK(gc && gcc, "GPU_CPU pointers gpu %p cpu %p", gc, gcc);
+	((volatile uint32_t *)gcc)[0] = 7;
+	mem_kernel<<<1, 32>>>((uint32_t *)gc + 1, (const uint32_t *)gc, (uint32_t *)gc + 64, 8);
+	GT_CUDA(cudaGetLastError());
+	GT_CUDA(cudaDeviceSynchronize());
+	GT_CHECK(((volatile uint32_t *)gcc)[64] == 1u + 7u, "GPU_CPU: kernel wrote %u through the device view",
+		 ((volatile uint32_t *)gcc)[64]);
+	GT_OK(gnio_gpu_mem_free(g, gc));
+
+	/* The application's memory, registered. */
+	void *ud = NULL, *uh = NULL, *um = NULL, *rg = NULL, *rc = NULL;
+	GT_CUDA(cudaMalloc(&ud, 1u << 20));
+	GT_OK(gnio_gpu_mem_register(g, ud, 1u << 20, &rg, &rc));
+	GT_CHECK(rg == ud && rc == NULL, "registered cudaMalloc: gpu %p cpu %p", rg, rc);
+	struct gnio_buf_arr *uarr;
+	GT_OK(gnio_buf_arr_create(g, rg, 2048, 512, &uarr));
+	GT_OK(gnio_buf_arr_start(uarr));
+	GT_EXPECT(gnio_gpu_mem_free(g, rg), GNIO_ERROR_INVALID_VALUE); /* not gnio's to free */
+	GT_EXPECT(gnio_gpu_mem_unregister(g, rg), GNIO_ERROR_BAD_STATE); /* the array uses it */
+	GT_OK(gnio_buf_arr_destroy(uarr));
+	GT_OK(gnio_gpu_mem_unregister(g, rg));
+	GT_CUDA(cudaFree(ud));
+	GT_CUDA(cudaHostAlloc(&uh, 1u << 16, cudaHostAllocMapped));
+	GT_OK(gnio_gpu_mem_register(g, uh, 1u << 16, &rg, &rc));
+	GT_CHECK(rg && rc == uh, "registered cudaHostAlloc: gpu %p cpu %p", rg, rc);
+	GT_OK(gnio_gpu_mem_unregister(g, rg));
+	GT_CUDA(cudaFreeHost(uh));
+	uint32_t *plain = (uint32_t *)aligned_alloc(4096, 1u << 16);
+	GT_CHECK(plain != NULL, "malloc");
+	plain[0] = 5;
+	GT_OK(gnio_gpu_mem_register(g, plain, 1u << 16, &rg, &rc));
+	GT_CHECK(rg && rc == plain, "registered malloc: gpu %p cpu %p", rg, rc);
+	mem_kernel<<<1, 32>>>((uint32_t *)rg + 1, (const uint32_t *)rg, (uint32_t *)rg + 64, 8);
+	GT_CUDA(cudaGetLastError());
+	GT_CUDA(cudaDeviceSynchronize());
+	GT_CHECK(plain[64] == 1u + 5u, "registered malloc: the kernel's write reached it (%u)", plain[64]);
+	GT_OK(gnio_gpu_mem_unregister(g, rg));
+	free(plain);
+	GT_CUDA(cudaMallocManaged(&um, 4096, cudaMemAttachGlobal));
+	GT_EXPECT(gnio_gpu_mem_register(g, um, 4096, &rg, &rc), GNIO_ERROR_NOT_SUPPORTED);
+	printf("managed memory refused: %s\n", gnio_last_error_msg());
+	GT_CUDA(cudaFree(um));
 
 	/* Bad arguments. */
 	GT_EXPECT(gnio_gpu_mem_alloc(g, 0, 0, GNIO_GPU_MEM_TYPE_GPU, &gc, &gcc), GNIO_ERROR_INVALID_VALUE);

@@ -54,7 +54,7 @@ template <int SCOPE> __global__ void cap_kernel(struct gnio_gpu_eth_rxq *q, stru
 			uint8_t *p;
 			uint32_t len;
 			uint64_t ts;
-			gnio_dev_eth_rxq_get_pkt(q, first + i, &p, &len, &ts);
+			gnio_gpu_dev_eth_rxq_get_pkt(q, first + i, &p, &len, &ts);
 			uint32_t cl = len < CAP_SLOT ? len : CAP_SLOT;
 			for (uint32_t k = tid; k < cl; k += nthr)
 				c->frames[n + i][k] = p[k];

@@ -27,33 +27,36 @@ __global__ void sem_kernel(struct gnio_gpu_eth_rxq *q, struct gnio_kernel_ctl *c
 		uint32_t count;
 		if (threadIdx.x == 0)
 			s_bytes = 0;
-		if (gnio_dev_eth_rxq_recv_block(q, 128, 100000, &first, &count) != GNIO_SUCCESS)
+		if (gnio_gpu_dev_eth_rxq_recv_block(q, 128, 100000, &first, &count, NULL) != GNIO_SUCCESS)
 			break;
 		if (count == 0)
 			continue;
 		unsigned long long b = 0;
 		for (uint32_t i = threadIdx.x; i < count; i += blockDim.x)
-			b += gnio_dev_eth_rxq_get_pkt_len(q, first + i);
+			b += gnio_gpu_dev_eth_rxq_get_pkt_bytes(q, first + i);
 		atomicAdd(&s_bytes, b);
 		__syncthreads();
 		if (threadIdx.x == 0) {
-			uint32_t idx = (uint32_t)(batch % ITEMS), st = 1;
+			uint32_t idx = (uint32_t)(batch % ITEMS);
+			enum gnio_gpu_semaphore_status st = GNIO_GPU_SEMAPHORE_STATUS_READY;
 			s_quit = 0;
 			/* Wait for the CPU to hand the item back. */
-			while (gnio_dev_semaphore_get_status(sem, idx, &st) == GNIO_SUCCESS &&
+			while (gnio_gpu_dev_semaphore_get_status(sem, idx, &st) == GNIO_SUCCESS &&
 			       st != GNIO_GPU_SEMAPHORE_STATUS_FREE) {
-				if (gnio_dev_kernel_should_stop(ctl)) {
+				if (gnio_gpu_dev_kernel_should_stop(ctl)) {
 					s_quit = 1;
 					break;
 				}
 				__nanosleep(1000);
 			}
 			if (!s_quit) {
-				struct binfo *bi = (struct binfo *)gnio_dev_semaphore_get_custom_info_addr(sem, idx);
+				void *info = NULL;
+				gnio_gpu_dev_semaphore_get_custom_info_addr(sem, idx, &info);
+				struct binfo *bi = (struct binfo *)info;
 				bi->batch = batch;
 				bi->packets = count;
 				bi->bytes = s_bytes;
-				gnio_dev_semaphore_set_status(sem, idx, GNIO_GPU_SEMAPHORE_STATUS_READY);
+				gnio_gpu_dev_semaphore_set_status(sem, idx, GNIO_GPU_SEMAPHORE_STATUS_READY);
 			}
 		}
 		__syncthreads();
@@ -124,7 +127,11 @@ int main(void)
 
 	struct gnio_gpu_semaphore *sem;
 	struct gnio_gpu_semaphore_gpu *semh;
-	GT_OK(gnio_gpu_semaphore_create(g, ITEMS, sizeof(struct binfo), &sem));
+	GT_OK(gnio_gpu_semaphore_create(g, &sem));
+	GT_OK(gnio_gpu_semaphore_set_memory_type(sem, GNIO_GPU_MEM_TYPE_CPU_GPU));
+	GT_OK(gnio_gpu_semaphore_set_items_num(sem, ITEMS));
+	GT_OK(gnio_gpu_semaphore_set_custom_info(sem, sizeof(struct binfo), GNIO_GPU_MEM_TYPE_CPU_GPU));
+	GT_OK(gnio_gpu_semaphore_start(sem));
 	GT_OK(gnio_gpu_semaphore_get_gpu_handle(sem, &semh));
 	for (uint32_t i = 0; i < ITEMS; i++) {
 		enum gnio_gpu_semaphore_status st;

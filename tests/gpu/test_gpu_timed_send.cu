@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Timed send accuracy: a kernel asks for N frames at base + i * stride
- * (CLOCK_REALTIME ns, the clock gnio_dev_time_ns follows); the peer records
+ * (CLOCK_REALTIME ns, the clock gnio_gpu_dev_time_ns follows); the peer records
  * when each left. Reports the distribution of (actual - requested) and fails
  * if frames leave early or grossly late, or out of order.
  */
@@ -16,12 +16,12 @@ __global__ void timed_kernel(struct gnio_gpu_eth_txq *q, const uint8_t *frame, u
 {
 	for (uint32_t i = 0; i < N; i++) {
 		uint64_t t;
-		if (gnio_dev_eth_txq_reserve(q, 1, &t) != GNIO_SUCCESS)
+		if (gnio_gpu_dev_eth_txq_reserve(q, 1, &t) != GNIO_SUCCESS)
 			return;
-		uint8_t *dst = gnio_dev_eth_txq_slot_addr(q, t);
+		uint8_t *dst = gnio_gpu_dev_eth_txq_slot_addr(q, t);
 		for (uint32_t k = 0; k < len; k++)
 			dst[k] = frame[(size_t)i * SLOT + k];
-		gnio_dev_eth_txq_commit(q, t, len, base + i * STRIDE_NS);
+		gnio_gpu_dev_eth_txq_commit(q, t, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, base + i * STRIDE_NS);
 	}
 	gnio_store_release_u32(sent, N);
 }
@@ -50,7 +50,8 @@ int main(void)
 
 	gt_rig_cfg_init_tx(&rc, "gt_timed", 256);
 	GT_OK(gt_rig_open(&rig, g, &rc));
-	gnio_error_t cap = gnio_eth_txq_cap_is_timed_send_supported(gnio_dev_as_devinfo(rig.dev));
+	enum gnio_eth_wait_on_time_type wt = GNIO_ETH_WAIT_ON_TIME_TYPE_NONE;
+	gnio_error_t cap = gnio_eth_txq_cap_get_wait_on_time_offload_supported(gnio_dev_as_devinfo(rig.dev), &wt);
 	GT_CHECK(cap == GNIO_SUCCESS, "timed send not supported on sw: %s", gnio_error_get_name(cap));
 
 	struct gnio_gen_cfg cfg;

@@ -22,9 +22,9 @@ struct txres {
 
 __device__ static int wait_completed(const struct gnio_gpu_eth_txq *q, uint64_t want)
 {
-	uint64_t t0 = gnio_dev_time_ns();
-	while (gnio_dev_eth_txq_completed(q) < want) {
-		if (gnio_dev_time_ns() - t0 > 2000000000ull)
+	uint64_t t0 = gnio_gpu_dev_time_ns();
+	while (gnio_gpu_dev_eth_txq_completed(q) < want) {
+		if (gnio_gpu_dev_time_ns() - t0 > 2000000000ull)
 			return 0;
 		__nanosleep(1000);
 	}
@@ -33,10 +33,10 @@ __device__ static int wait_completed(const struct gnio_gpu_eth_txq *q, uint64_t 
 
 __device__ static void put_frame(const struct gnio_gpu_eth_txq *q, uint64_t t, const uint8_t *src, uint32_t len)
 {
-	uint8_t *dst = gnio_dev_eth_txq_slot_addr(q, t);
+	uint8_t *dst = gnio_gpu_dev_eth_txq_slot_addr(q, t);
 	for (uint32_t i = 0; i < len; i++)
 		dst[i] = src[i];
-	gnio_dev_eth_txq_commit(q, t, len, 0);
+	gnio_gpu_dev_eth_txq_commit(q, t, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 }
 
 __global__ void tx_kernel(struct gnio_gpu_eth_txq *q, const uint8_t *frames, const uint32_t *lens, struct txres *res)
@@ -48,19 +48,19 @@ __global__ void tx_kernel(struct gnio_gpu_eth_txq *q, const uint8_t *frames, con
 		uint64_t t;
 		s_again = s_sent = s_err = 0;
 		/* A: one frame. */
-		if (gnio_dev_eth_txq_reserve(q, 1, &t) == GNIO_SUCCESS) {
+		if (gnio_gpu_dev_eth_txq_reserve(q, 1, &t) == GNIO_SUCCESS) {
 			put_frame(q, t, frames, lens[0]);
 			res->a_ok = wait_completed(q, t + 1);
 		}
 		/* B: fill the ring with reservations, then one more. */
 		uint64_t t0;
-		if (gnio_dev_eth_txq_reserve(q, RING, &t0) == GNIO_SUCCESS) {
+		if (gnio_gpu_dev_eth_txq_reserve(q, RING, &t0) == GNIO_SUCCESS) {
 			res->b_reserve_all = 1;
-			res->b_again = gnio_dev_eth_txq_reserve(q, 1, &t) == GNIO_ERROR_AGAIN;
+			res->b_again = gnio_gpu_dev_eth_txq_reserve(q, 1, &t) == GNIO_ERROR_AGAIN;
 			for (uint32_t i = 0; i < RING; i++)
 				put_frame(q, t0 + i, frames + (1 + i) * SLOT, lens[1 + i]);
 			res->b_drained = wait_completed(q, t0 + RING);
-			if (gnio_dev_eth_txq_reserve(q, 1, &t) == GNIO_SUCCESS) {
+			if (gnio_gpu_dev_eth_txq_reserve(q, 1, &t) == GNIO_SUCCESS) {
 				put_frame(q, t, frames + (1 + RING) * SLOT, lens[1 + RING]);
 				res->b_recovered = wait_completed(q, t + 1);
 			}
@@ -73,13 +73,13 @@ __global__ void tx_kernel(struct gnio_gpu_eth_txq *q, const uint8_t *frames, con
 	uint32_t k = 2 + RING + tid;
 	uint64_t t;
 	gnio_error_t err;
-	uint64_t start = gnio_dev_time_ns();
-	while ((err = gnio_dev_eth_txq_reserve(q, 1, &t)) == GNIO_ERROR_AGAIN) {
+	uint64_t start = gnio_gpu_dev_time_ns();
+	while ((err = gnio_gpu_dev_eth_txq_reserve(q, 1, &t)) == GNIO_ERROR_AGAIN) {
 		atomicAdd(&s_again, 1u);
-		uint64_t seen = gnio_dev_eth_txq_completed(q);
-		while (gnio_dev_eth_txq_completed(q) == seen && gnio_dev_time_ns() - start < 2000000000ull)
+		uint64_t seen = gnio_gpu_dev_eth_txq_completed(q);
+		while (gnio_gpu_dev_eth_txq_completed(q) == seen && gnio_gpu_dev_time_ns() - start < 2000000000ull)
 			__nanosleep(2000);
-		if (gnio_dev_time_ns() - start >= 2000000000ull)
+		if (gnio_gpu_dev_time_ns() - start >= 2000000000ull)
 			break;
 	}
 	if (err == GNIO_SUCCESS) {
@@ -121,7 +121,9 @@ int main(void)
 	gt_rig_cfg_init_tx(&rc, "gt_tx", RING);
 	rc.slot = SLOT;
 	GT_OK(gt_rig_open(&rig, g, &rc));
-	GT_OK(gnio_eth_txq_cap_is_timed_send_supported(gnio_dev_as_devinfo(rig.dev)));
+	enum gnio_eth_wait_on_time_type wt = GNIO_ETH_WAIT_ON_TIME_TYPE_NONE;
+	GT_OK(gnio_eth_txq_cap_get_wait_on_time_offload_supported(gnio_dev_as_devinfo(rig.dev), &wt));
+	GT_CHECK(wt == GNIO_ETH_WAIT_ON_TIME_TYPE_NATIVE, "wait on time type %d", (int)wt);
 
 	/* Source frames (generator, varied sizes) in pinned mapped memory. */
 	void *fg, *fc, *lg, *lc, *rg, *rcp;

@@ -87,7 +87,7 @@ static gnio_error_t peer_recv_wait(struct tpipe *p, uint8_t *buf, uint32_t cap, 
 /* A kernel that never consumes: the ring fills. */
 static gnio_error_t idle_kernel(const struct gnio_runner_launch *l)
 {
-	while (!gnio_dev_kernel_should_stop(l->ctl))
+	while (!gnio_gpu_dev_kernel_should_stop(l->ctl))
 		sleep_ms(1);
 	return GNIO_SUCCESS;
 }
@@ -117,7 +117,7 @@ static void test_one_packet(void **state)
 	uint8_t *addr = NULL;
 	uint32_t plen = 0;
 	uint64_t ts = 0;
-	gnio_dev_eth_rxq_get_pkt(p.rxh, 0, &addr, &plen, &ts);
+	gnio_gpu_dev_eth_rxq_get_pkt(p.rxh, 0, &addr, &plen, &ts);
 	assert_int_equal(plen, 128);
 	assert_memory_equal(addr, frame, 128);
 	assert_true(ts > 0);
@@ -154,16 +154,16 @@ static gnio_error_t copy_kernel(const struct gnio_runner_launch *l)
 {
 	struct copy_ctx *c = l->user;
 	uint64_t n_done = 0;
-	while (!gnio_dev_kernel_should_stop(l->ctl)) {
+	while (!gnio_gpu_dev_kernel_should_stop(l->ctl)) {
 		uint64_t first;
 		uint32_t n;
-		gnio_error_t e = gnio_dev_eth_rxq_recv_thread(c->rxh, 64, 100000, &first, &n);
+		gnio_error_t e = gnio_gpu_dev_eth_rxq_recv_thread(c->rxh, 64, 100000, &first, &n, NULL);
 		if (e != GNIO_SUCCESS)
 			return e;
 		for (uint32_t i = 0; i < n; i++) {
 			uint8_t *a;
 			uint32_t len;
-			gnio_dev_eth_rxq_get_pkt(c->rxh, first + i, &a, &len, NULL);
+			gnio_gpu_dev_eth_rxq_get_pkt(c->rxh, first + i, &a, &len, NULL);
 			if (n_done >= BURST || len > CAP) {
 				c->overrun++;
 			} else {
@@ -324,7 +324,7 @@ struct txk {
 static int txk_send_one(struct txk *k)
 {
 	uint64_t t;
-	gnio_error_t e = gnio_dev_eth_txq_reserve(k->txh, 1, &t);
+	gnio_error_t e = gnio_gpu_dev_eth_txq_reserve(k->txh, 1, &t);
 	if (e == GNIO_ERROR_AGAIN) {
 		__atomic_add_fetch(&k->again, 1, __ATOMIC_RELAXED);
 		return 0;
@@ -333,10 +333,10 @@ static int txk_send_one(struct txk *k)
 		__atomic_store_n(&k->error, (int)e, __ATOMIC_RELEASE);
 		return -1;
 	}
-	uint8_t *slot = gnio_dev_eth_txq_slot_addr(k->txh, t);
+	uint8_t *slot = gnio_gpu_dev_eth_txq_slot_addr(k->txh, t);
 	uint64_t seq = __atomic_load_n(&k->sent, __ATOMIC_RELAXED);
-	uint32_t len = gnio_gen_build(&k->g, seq, slot, k->txh->slot_size);
-	gnio_dev_eth_txq_commit(k->txh, t, len, 0);
+	uint32_t len = gnio_gen_build(&k->g, seq, slot, gnio_gpu_dev_eth_txq_slot_size(k->txh));
+	gnio_gpu_dev_eth_txq_commit(k->txh, t, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 	__atomic_store_n(&k->sent, seq + 1, __ATOMIC_RELEASE);
 	return 1;
 }
@@ -344,7 +344,7 @@ static int txk_send_one(struct txk *k)
 static gnio_error_t tx_fill_kernel(const struct gnio_runner_launch *l)
 {
 	struct txk *k = l->user;
-	while (!gnio_dev_kernel_should_stop(l->ctl)) {
+	while (!gnio_gpu_dev_kernel_should_stop(l->ctl)) {
 		int ph = __atomic_load_n(&k->phase, __ATOMIC_ACQUIRE);
 		if (ph == 1 || ph == 2) {
 			if (__atomic_load_n(&k->phase_done, __ATOMIC_RELAXED) == ph) {
@@ -420,7 +420,7 @@ static void test_tx_ring_full_again(void **state)
 	struct int_eq w2 = {&k.phase_done, 2};
 	assert_true(wait_until(int_is, &w2, 10000));
 	assert_int_equal(__atomic_load_n(&k.sent, __ATOMIC_ACQUIRE), 12);
-	assert_int_equal(gnio_dev_eth_txq_completed(p.txh), 4);
+	assert_int_equal(gnio_gpu_dev_eth_txq_completed(p.txh), 4);
 	assert_int_equal(k.error, 0);
 	struct gnio_eth_txq_stats ts;
 	assert_ok(gnio_eth_txq_get_stats(p.txq, &ts));
@@ -571,9 +571,9 @@ static void test_rx_no_spurious_ring_full(void **state)
 	assert_ok(gnio_sw_peer_gen_detach(p.peer, 0));
 	uint64_t first;
 	uint32_t n;
-	assert_ok(gnio_dev_eth_rxq_recv_thread(p.rxh, 8, 0, &first, &n));
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(p.rxh, 8, 1, &first, &n, NULL));
 	assert_int_equal(n, 5);
-	assert_ok(gnio_dev_eth_rxq_recv_thread(p.rxh, 8, 0, &first, &n)); /* releases them */
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(p.rxh, 8, 1, &first, &n, NULL)); /* releases them */
 	assert_int_equal(n, 0);
 	assert_int_equal(rxstats(&p).released, 5);
 
@@ -585,14 +585,14 @@ static void test_rx_no_spurious_ring_full(void **state)
 	struct gnio_eth_rxq_stats st = rxstats(&p);
 	assert_int_equal(st.dropped[GNIO_DROP_RING_FULL], 0);
 	assert_int_equal(st.rx_packets, 13);
-	assert_ok(gnio_dev_eth_rxq_recv_thread(p.rxh, 8, 0, &first, &n));
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(p.rxh, 8, 1, &first, &n, NULL));
 	assert_int_equal(n, 8);
 	assert_int_equal(first, 5);
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t *a;
 		uint32_t len;
 		uint64_t seq;
-		gnio_dev_eth_rxq_get_pkt(p.rxh, first + i, &a, &len, NULL);
+		gnio_gpu_dev_eth_rxq_get_pkt(p.rxh, first + i, &a, &len, NULL);
 		assert_ok(gnio_gen_verify(&g, a, len, &seq));
 		assert_int_equal(seq, 5 + i);
 	}
@@ -642,7 +642,7 @@ static void test_too_big_and_runt(void **state)
 	assert_int_equal(gnio_load_acquire_u64(&p.stats_cpu->bytes), 256 + 14);
 	uint8_t *addr;
 	uint32_t len;
-	gnio_dev_eth_rxq_get_pkt(p.rxh, 0, &addr, &len, NULL);
+	gnio_gpu_dev_eth_rxq_get_pkt(p.rxh, 0, &addr, &len, NULL);
 	assert_int_equal(len, 256);
 	assert_memory_equal(addr, ok, 256);
 	tpipe_down(&p);
@@ -662,17 +662,17 @@ static gnio_error_t timed_kernel(const struct gnio_runner_launch *l)
 {
 	struct timed_ctx *c = l->user;
 	uint64_t t;
-	gnio_error_t e = gnio_dev_eth_txq_reserve(c->txh, 1, &t);
+	gnio_error_t e = gnio_gpu_dev_eth_txq_reserve(c->txh, 1, &t);
 	if (e == GNIO_SUCCESS) {
-		uint8_t *slot = gnio_dev_eth_txq_slot_addr(c->txh, t);
-		uint32_t len = gnio_gen_build(&c->g, 0, slot, c->txh->slot_size);
-		c->send_at = gnio_dev_time_ns() + 20000000ull; /* now + 20 ms */
-		gnio_dev_eth_txq_commit(c->txh, t, len, c->send_at);
+		uint8_t *slot = gnio_gpu_dev_eth_txq_slot_addr(c->txh, t);
+		uint32_t len = gnio_gen_build(&c->g, 0, slot, gnio_gpu_dev_eth_txq_slot_size(c->txh));
+		c->send_at = gnio_gpu_dev_time_ns() + 20000000ull; /* now + 20 ms */
+		gnio_gpu_dev_eth_txq_commit(c->txh, t, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, c->send_at);
 	} else {
 		c->err = (int)e;
 	}
 	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-	while (!gnio_dev_kernel_should_stop(l->ctl))
+	while (!gnio_gpu_dev_kernel_should_stop(l->ctl))
 		sleep_ms(1);
 	return GNIO_SUCCESS;
 }
@@ -682,7 +682,9 @@ static void test_timed_send(void **state)
 	(void)state;
 	struct tpipe p;
 	up(&p, "sw:e2e_timed", 64, 1, 64, 0);
-	assert_ok(gnio_eth_txq_cap_is_timed_send_supported(gnio_dev_as_devinfo(p.dev)));
+	enum gnio_eth_wait_on_time_type wt = GNIO_ETH_WAIT_ON_TIME_TYPE_NONE;
+	assert_ok(gnio_eth_txq_cap_get_wait_on_time_offload_supported(gnio_dev_as_devinfo(p.dev), &wt));
+	assert_int_equal(wt, GNIO_ETH_WAIT_ON_TIME_TYPE_NATIVE);
 	struct timed_ctx c;
 	memset(&c, 0, sizeof(c));
 	c.txh = p.txh;
@@ -695,7 +697,7 @@ static void test_timed_send(void **state)
 	uint32_t len = 0;
 	uint64_t ts = 0;
 	assert_ok(peer_recv_wait(&p, buf, sizeof(buf), &len, &ts, 10000));
-	uint64_t now = gnio_dev_time_ns();
+	uint64_t now = gnio_gpu_dev_time_ns();
 	/* The wire stamped it when the proxy handed it over: not before its
 	 * send time. */
 	if (ts < c.send_at)

@@ -279,6 +279,86 @@ static void test_library_lines_reach_sink(void **state)
 	gnio_log_set_level(saved);
 }
 
+/* Every failing public call says why, and every call starts clean: a reason
+ * left by an earlier failure is never there after a call that worked. */
+static void test_error_message_per_call(void **state)
+{
+	(void)state;
+	struct gnio_gpu *gpu = NULL;
+	struct gnio_dev *dev = NULL;
+	struct gnio_eth_rxq *rxq = NULL;
+	struct gnio_eth_txq *txq = NULL;
+	struct gnio_buf_arr *arr = NULL;
+	void *mem = NULL, *cpu;
+	uint32_t max;
+	/* Each of these fails; each must leave a one-line reason. */
+	struct {
+		gnio_error_t err;
+		const char *what;
+	} fails[] = {
+		{gnio_gpu_create("zz:zz", &gpu), "gpu_create(bad id)"},
+		{gnio_dev_open("nosuch:x", &dev), "dev_open(unknown wire)"},
+		{gnio_eth_rxq_create(NULL, 1, 1518, &rxq), "eth_rxq_create(NULL)"},
+		{gnio_eth_txq_create(NULL, 1, &txq), "eth_txq_create(NULL)"},
+		{gnio_buf_arr_start(NULL), "buf_arr_start(NULL)"},
+		{gnio_eth_rxq_cap_get_max_burst_size(NULL, &max), "rxq_cap(NULL)"},
+		{gnio_ctx_get_state(NULL, NULL), "ctx_get_state(NULL)"},
+		{gnio_gen_proto_parse("nope", NULL), "gen_proto_parse"},
+		{gnio_sw_peer_close(NULL), "sw_peer_close(NULL)"},
+		{gnio_pipeline_create(NULL, NULL), "pipeline_create(NULL)"},
+	};
+	for (size_t i = 0; i < sizeof(fails) / sizeof(fails[0]); i++)
+		assert_int_not_equal(fails[i].err, GNIO_SUCCESS);
+	/* The reason is the last call's: check them one at a time. */
+	assert_int_not_equal(gnio_gpu_create("zz:zz", &gpu), GNIO_SUCCESS);
+	assert_non_null(strstr(gnio_last_error_msg(), "zz:zz"));
+	assert_ok(gnio_gpu_create("cpu", &gpu));
+	assert_string_equal(gnio_last_error_msg(), "");
+	assert_int_not_equal(gnio_dev_open("nosuch:x", &dev), GNIO_SUCCESS);
+	assert_true(gnio_last_error_msg()[0] != 0);
+	assert_ok(gnio_dev_open("sw:errmsg", &dev));
+	assert_string_equal(gnio_last_error_msg(), "");
+	assert_gnio(gnio_eth_rxq_create(dev, 0, 1518, &rxq), GNIO_ERROR_INVALID_VALUE);
+	assert_non_null(strstr(gnio_last_error_msg(), "burst"));
+	assert_ok(gnio_eth_rxq_create(dev, 32, 1518, &rxq));
+	assert_string_equal(gnio_last_error_msg(), "");
+	assert_gnio(gnio_gpu_mem_alloc(gpu, 0, 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &mem, &cpu), GNIO_ERROR_INVALID_VALUE);
+	assert_true(gnio_last_error_msg()[0] != 0);
+	assert_ok(gnio_gpu_mem_alloc(gpu, 4096, 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &mem, &cpu));
+	assert_string_equal(gnio_last_error_msg(), "");
+	assert_gnio(gnio_buf_arr_create(gpu, mem, 0, 1, &arr), GNIO_ERROR_INVALID_VALUE);
+	assert_true(gnio_last_error_msg()[0] != 0);
+	assert_ok(gnio_buf_arr_create(gpu, mem, 2048, 2, &arr));
+	assert_string_equal(gnio_last_error_msg(), "");
+	for (size_t i = 0; i < sizeof(fails) / sizeof(fails[0]); i++) {
+		/* Re-run each failure alone: its own reason, one line. */
+		gnio_error_t e = GNIO_SUCCESS;
+		switch (i) {
+		case 0: e = gnio_gpu_create("zz:zz", &gpu); break;
+		case 1: e = gnio_dev_open("nosuch:x", &dev); break;
+		case 2: e = gnio_eth_rxq_create(NULL, 1, 1518, &rxq); break;
+		case 3: e = gnio_eth_txq_create(NULL, 1, &txq); break;
+		case 4: e = gnio_buf_arr_start(NULL); break;
+		case 5: e = gnio_eth_rxq_cap_get_max_burst_size(NULL, &max); break;
+		case 6: e = gnio_ctx_get_state(NULL, NULL); break;
+		case 7: e = gnio_gen_proto_parse("nope", (enum gnio_gen_proto *)&max); break;
+		case 8: e = gnio_sw_peer_close(NULL); break;
+		case 9: e = gnio_pipeline_create(NULL, NULL); break;
+		}
+		assert_int_not_equal(e, GNIO_SUCCESS);
+		if (!gnio_last_error_msg()[0] || strchr(gnio_last_error_msg(), '\n'))
+			fail_msg("%s failed (%s) without a one-line reason", fails[i].what, gnio_error_get_name(e));
+		/* ...and the next call that works clears it. */
+		assert_ok(gnio_gen_proto_parse("udp", (enum gnio_gen_proto *)&max));
+		assert_string_equal(gnio_last_error_msg(), "");
+	}
+	assert_ok(gnio_buf_arr_destroy(arr));
+	assert_ok(gnio_gpu_mem_free(gpu, mem));
+	assert_ok(gnio_eth_rxq_destroy(rxq));
+	assert_ok(gnio_dev_close(dev));
+	assert_ok(gnio_gpu_destroy(gpu));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_sink_filters_by_level),
 		cmocka_unit_test(test_disable_logs_nothing),
 		cmocka_unit_test(test_library_lines_reach_sink),
+		cmocka_unit_test(test_error_message_per_call),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,9 +202,9 @@ static void test_no_pool_first_recv_send(void **state)
 	assert_ok(tpipe_up(&p, &c));
 	uint64_t first = 5;
 	uint32_t n = 5;
-	assert_gnio(gnio_dev_eth_rxq_recv_thread(p.rxh, 32, 0, &first, &n), GNIO_ERROR_BAD_STATE);
+	assert_gnio(gnio_gpu_dev_eth_rxq_recv_thread(p.rxh, 32, 1, &first, &n, NULL), GNIO_ERROR_BAD_STATE);
 	assert_int_equal(n, 0);
-	assert_gnio(gnio_dev_eth_rxq_recv_block(p.rxh, 32, 1000, &first, &n), GNIO_ERROR_BAD_STATE);
+	assert_gnio(gnio_gpu_dev_eth_rxq_recv_block(p.rxh, 32, 1000, &first, &n, NULL), GNIO_ERROR_BAD_STATE);
 
 	/* The built-in kernel stops on it and reports it. */
 	assert_ok(tpipe_launch(&p, "count"));
@@ -227,8 +227,8 @@ static void test_no_pool_first_recv_send(void **state)
 	assert_ok(gnio_eth_txq_get_gpu_handle(txq, &th));
 	uint8_t frame[64];
 	uint64_t t = 0;
-	assert_gnio(gnio_dev_eth_txq_send(th, frame, 60), GNIO_ERROR_BAD_STATE);
-	assert_gnio(gnio_dev_eth_txq_reserve(th, 1, &t), GNIO_ERROR_BAD_STATE);
+	assert_gnio(gnio_gpu_dev_eth_txq_send_thread(th, (uint64_t)(uintptr_t)(frame), 0, 60, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, NULL), GNIO_ERROR_BAD_STATE);
+	assert_gnio(gnio_gpu_dev_eth_txq_reserve(th, 1, &t), GNIO_ERROR_BAD_STATE);
 	assert_ok(gnio_ctx_stop(TT(txq)));
 	assert_ok(gnio_eth_txq_destroy(txq));
 	tpipe_down(&p);
@@ -252,7 +252,7 @@ static void test_buf_arr_reverse_order(void **state)
 	struct gnio_gpu_buf_arr *h;
 	assert_gnio(gnio_buf_arr_get_gpu_handle(b, &h), GNIO_ERROR_BAD_STATE); /* not started */
 	assert_ok(gnio_buf_arr_get_gpu_handle(a, &h));
-	assert_ptr_equal(gnio_dev_buf_arr_get_addr(h, 3), (uint8_t *)mem + 3 * 2048);
+	assert_ptr_equal(gnio_gpu_dev_buf_arr_get_addr(h, 3), (uint8_t *)mem + 3 * 2048);
 	assert_int_equal(gnio_buf_arr_get_elem_size(b), 2048);
 	assert_int_equal(gnio_buf_arr_get_num_elem(b), 32);
 	assert_ptr_equal(gnio_buf_arr_get_cpu_base(b), (uint8_t *)cpu + 32 * 2048);
@@ -284,19 +284,34 @@ static void test_mem_free_under_buf_arr(void **state)
 static void test_mem_free_while_queue_uses_pool(void **state)
 {
 	(void)state;
-	struct tpipe p;
-	up(&p, "sw:lc_memq", 0);
 	/* Teardown order of DESIGN.md: arrays go before the queues stop, but
-	 * the memory under them stays while the started queue writes it. */
-	assert_ok(gnio_runner_destroy(p.runner));
-	p.runner = NULL;
-	assert_ok(gnio_buf_arr_destroy(p.rx_pool));
-	p.rx_pool = NULL;
-	assert_gnio(gnio_gpu_mem_free(p.gpu, p.rx_mem), GNIO_ERROR_BAD_STATE);
-	assert_ok(gnio_ctx_stop(ST(p.rxq)));
-	assert_ok(gnio_gpu_mem_free(p.gpu, p.rx_mem));
-	p.rx_mem = NULL;
-	tpipe_down(&p);
+	 * the memory under them stays while the started queue writes it. The
+	 * objects are built here, so the test itself takes them apart. */
+	struct gnio_gpu *gpu;
+	struct gnio_dev *dev;
+	struct gnio_eth_rxq *rxq;
+	struct gnio_buf_arr *pool;
+	void *mem, *cpu;
+	assert_ok(gnio_gpu_create("cpu", &gpu));
+	assert_ok(gnio_dev_open("sw:lc_memq", &dev));
+	assert_ok(gnio_gpu_mem_alloc(gpu, 64 * 2048, 0, GNIO_GPU_MEM_TYPE_CPU_GPU, &mem, &cpu));
+	assert_ok(gnio_buf_arr_create(gpu, mem, 2048, 64, &pool));
+	assert_ok(gnio_buf_arr_start(pool));
+	assert_ok(gnio_eth_rxq_create(dev, 64, 2048, &rxq));
+	assert_ok(gnio_eth_rxq_set_num_packets(rxq, 64));
+	assert_ok(gnio_eth_rxq_set_pkt_buf(rxq, pool));
+	assert_ok(gnio_ctx_set_datapath_on_gpu(ST(rxq), gpu));
+	assert_ok(gnio_ctx_start(ST(rxq)));
+	assert_ok(gnio_buf_arr_destroy(pool));
+	assert_gnio(gnio_gpu_mem_free(gpu, mem), GNIO_ERROR_BAD_STATE);
+	assert_ok(gnio_ctx_stop(ST(rxq)));
+	assert_ok(gnio_gpu_mem_free(gpu, mem));
+	/* The destroyed pool is no longer registered: a restart has none. */
+	assert_ok(gnio_ctx_start(ST(rxq)));
+	assert_ok(gnio_ctx_stop(ST(rxq)));
+	assert_ok(gnio_eth_rxq_destroy(rxq));
+	assert_ok(gnio_dev_close(dev));
+	assert_ok(gnio_gpu_destroy(gpu));
 }
 
 static void test_gpu_destroy_with_anything_alive(void **state)
@@ -320,7 +335,9 @@ static void test_gpu_destroy_with_anything_alive(void **state)
 	assert_ok(gnio_runner_destroy(r));
 	/* semaphore */
 	struct gnio_gpu_semaphore *s;
-	assert_ok(gnio_gpu_semaphore_create(gpu, 4, 8, &s));
+	assert_ok(gnio_gpu_semaphore_create(gpu, &s));
+	assert_ok(gnio_gpu_semaphore_set_items_num(s, 4));
+	assert_ok(gnio_gpu_semaphore_start(s));
 	assert_gnio(gnio_gpu_destroy(gpu), GNIO_ERROR_BAD_STATE);
 	assert_ok(gnio_gpu_semaphore_destroy(s));
 	/* queue bound to it */
@@ -537,7 +554,7 @@ static void test_invalid_values(void **state)
 	assert_gnio(gnio_runner_destroy(NULL), GNIO_ERROR_INVALID_VALUE);
 	assert_gnio(gnio_pe_create(NULL), GNIO_ERROR_INVALID_VALUE);
 	assert_gnio(gnio_pe_destroy(NULL), GNIO_ERROR_INVALID_VALUE);
-	assert_gnio(gnio_gpu_semaphore_create(NULL, 4, 8, NULL), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_gpu_semaphore_create(NULL, NULL), GNIO_ERROR_INVALID_VALUE);
 	assert_gnio(gnio_sw_peer_open(NULL, NULL), GNIO_ERROR_INVALID_VALUE);
 
 	/* memory: bad alignment, zero size, unknown type, foreign pointer */
@@ -657,7 +674,7 @@ static void test_wire_specs(void **state)
 	assert_ok(gnio_devinfo_get_caps(info, &caps));
 	assert_true(caps.flags & GNIO_WIRE_CAP_RX);
 	assert_true(caps.flags & GNIO_WIRE_CAP_TX);
-	assert_ok(gnio_eth_rxq_cap_is_type_supported(info, GNIO_ETH_RXQ_TYPE_CYCLIC));
+	assert_ok(gnio_eth_rxq_cap_is_type_supported(info, GNIO_ETH_RXQ_TYPE_CYCLIC, GNIO_ETH_RXQ_DATA_PATH_TYPE_GPU));
 	assert_ok(gnio_dev_close(dev));
 }
 
@@ -669,9 +686,19 @@ static void test_semaphore(void **state)
 	struct gnio_gpu *gpu;
 	struct gnio_gpu_semaphore *s;
 	assert_ok(gnio_gpu_create("cpu", &gpu));
-	assert_gnio(gnio_gpu_semaphore_create(gpu, 0, 8, &s), GNIO_ERROR_INVALID_VALUE);
-	assert_gnio(gnio_gpu_semaphore_create(gpu, 4, 65537, &s), GNIO_ERROR_INVALID_VALUE);
-	assert_ok(gnio_gpu_semaphore_create(gpu, 4, 32, &s));
+	/* DOCA's order: create, configure, start. */
+	assert_ok(gnio_gpu_semaphore_create(gpu, &s));
+	struct gnio_gpu_semaphore_gpu *h0;
+	assert_gnio(gnio_gpu_semaphore_get_gpu_handle(s, &h0), GNIO_ERROR_BAD_STATE); /* not started */
+	assert_gnio(gnio_gpu_semaphore_start(s), GNIO_ERROR_BAD_STATE);               /* no items */
+	assert_gnio(gnio_gpu_semaphore_set_items_num(s, 0), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_gpu_semaphore_set_custom_info(s, 65537, GNIO_GPU_MEM_TYPE_CPU_GPU), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_gpu_semaphore_set_memory_type(s, GNIO_GPU_MEM_TYPE_GPU), GNIO_ERROR_NOT_SUPPORTED);
+	assert_ok(gnio_gpu_semaphore_set_memory_type(s, GNIO_GPU_MEM_TYPE_GPU_CPU));
+	assert_ok(gnio_gpu_semaphore_set_items_num(s, 4));
+	assert_ok(gnio_gpu_semaphore_set_custom_info(s, 32, GNIO_GPU_MEM_TYPE_CPU_GPU));
+	assert_ok(gnio_gpu_semaphore_start(s));
+	assert_gnio(gnio_gpu_semaphore_set_items_num(s, 8), GNIO_ERROR_BAD_STATE); /* started */
 	enum gnio_gpu_semaphore_status st;
 	for (uint32_t i = 0; i < 4; i++) {
 		assert_ok(gnio_gpu_semaphore_get_status(s, i, &st));
@@ -700,18 +727,22 @@ static void test_semaphore(void **state)
 	struct gnio_gpu_semaphore_gpu *h;
 	assert_ok(gnio_gpu_semaphore_get_gpu_handle(s, &h));
 	assert_int_equal(h->num_items, 4);
-	uint32_t v = 0;
-	assert_gnio(gnio_dev_semaphore_set_status(h, 4, 1), GNIO_ERROR_INVALID_VALUE);
-	assert_gnio(gnio_dev_semaphore_get_status(h, 4, &v), GNIO_ERROR_INVALID_VALUE);
-	assert_null(gnio_dev_semaphore_get_custom_info_addr(h, 4));
-	memcpy(gnio_dev_semaphore_get_custom_info_addr(h, 3), "hello", 6);
-	assert_ok(gnio_dev_semaphore_set_status(h, 3, GNIO_GPU_SEMAPHORE_STATUS_READY));
+	enum gnio_gpu_semaphore_status v = GNIO_GPU_SEMAPHORE_STATUS_FREE;
+	void *dinfo = NULL;
+	assert_gnio(gnio_gpu_dev_semaphore_set_status(h, 4, GNIO_GPU_SEMAPHORE_STATUS_READY), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_gpu_dev_semaphore_get_status(h, 4, &v), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_gpu_dev_semaphore_get_custom_info_addr(h, 4, &dinfo), GNIO_ERROR_INVALID_VALUE);
+	assert_ok(gnio_gpu_dev_semaphore_get_custom_info_addr(h, 3, &dinfo));
+	memcpy(dinfo, "hello", 6);
+	assert_ok(gnio_gpu_dev_semaphore_set_status(h, 3, GNIO_GPU_SEMAPHORE_STATUS_READY));
 	assert_ok(gnio_gpu_semaphore_get_status(s, 3, &st));
 	assert_int_equal(st, GNIO_GPU_SEMAPHORE_STATUS_READY);
 	assert_string_equal((const char *)info[3], "hello");
 	assert_ok(gnio_gpu_semaphore_set_status(s, 3, GNIO_GPU_SEMAPHORE_STATUS_DONE));
-	assert_ok(gnio_dev_semaphore_get_status(h, 3, &v));
+	assert_ok(gnio_gpu_dev_semaphore_get_status(h, 3, &v));
 	assert_int_equal(v, GNIO_GPU_SEMAPHORE_STATUS_DONE);
+	assert_ok(gnio_gpu_semaphore_stop(s));
+	assert_gnio(gnio_gpu_semaphore_get_status(s, 3, &st), GNIO_ERROR_BAD_STATE);
 	assert_ok(gnio_gpu_semaphore_destroy(s));
 	assert_ok(gnio_gpu_destroy(gpu));
 }
@@ -815,23 +846,23 @@ static void test_pe_tx_error_event(void **state)
 
 	/* good, bad (zero length), good, good: acting as the kernel. */
 	uint64_t t = 0;
-	assert_ok(gnio_dev_eth_txq_reserve(th, 4, &t));
+	assert_ok(gnio_gpu_dev_eth_txq_reserve(th, 4, &t));
 	assert_int_equal(t, 0);
 	uint32_t lens[4] = {64, 0, 80, 96};
 	for (uint32_t i = 0; i < 4; i++) {
-		uint8_t *slot = gnio_dev_eth_txq_slot_addr(th, t + i);
+		uint8_t *slot = gnio_gpu_dev_eth_txq_slot_addr(th, t + i);
 		if (lens[i])
 			make_frame(slot, lens[i], i);
 	}
 	for (uint32_t i = 0; i < 4; i++)
-		gnio_dev_eth_txq_commit(th, t + i, lens[i], 0);
+		gnio_gpu_dev_eth_txq_commit(th, t + i, lens[i], GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 
 	/* All four complete; three reach the peer in order. */
 	uint64_t end = test_now_ns() + 10ull * 1000000000ull;
-	while (gnio_dev_eth_txq_completed(th) < 4 && test_now_ns() < end)
+	while (gnio_gpu_dev_eth_txq_completed(th) < 4 && test_now_ns() < end)
 		sleep_ms(1);
-	assert_int_equal(gnio_dev_eth_txq_completed(th), 4);
-	assert_int_equal(gnio_dev_eth_txq_errors(th), 1);
+	assert_int_equal(gnio_gpu_dev_eth_txq_completed(th), 4);
+	assert_int_equal(gnio_gpu_dev_eth_txq_errors(th), 1);
 	uint8_t buf[2048], want[2048];
 	uint32_t good[3] = {0, 2, 3};
 	for (int i = 0; i < 3; i++) {
@@ -867,10 +898,10 @@ static void test_pe_tx_error_event(void **state)
 	assert_int_equal(started, 1);
 
 	/* The queue keeps working after the error. */
-	assert_ok(gnio_dev_eth_txq_reserve(th, 1, &t));
+	assert_ok(gnio_gpu_dev_eth_txq_reserve(th, 1, &t));
 	assert_int_equal(t, 4);
-	make_frame(gnio_dev_eth_txq_slot_addr(th, t), 60, 4);
-	gnio_dev_eth_txq_commit(th, t, 60, 0);
+	make_frame(gnio_gpu_dev_eth_txq_slot_addr(th, t), 60, 4);
+	gnio_gpu_dev_eth_txq_commit(th, t, 60, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 	end = test_now_ns() + 10ull * 1000000000ull;
 	gnio_error_t e;
 	while ((e = gnio_sw_peer_recv(peer, 0, buf, sizeof(buf), &len, NULL)) == GNIO_ERROR_EMPTY &&

@@ -82,11 +82,23 @@ static void rx_check_entry(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
 			 (unsigned long long)c->buf_off, c->len);
 }
 
+#define TX_KEY 0x6e000042u
+
+struct tx_fix;
+static gnio_error_t send_at(struct tx_fix *f, uint8_t *p, uint32_t len, uint64_t at, uint64_t *ticket);
+
 struct tx_fix {
 	struct gnio_gpu_eth_txq q;
 	uint8_t *pool;
 	uint64_t next; /* proxy-private: next descriptor to consume */
 };
+
+/* Thread-scope send of the bytes at p, found by address (key 0). */
+static gnio_error_t send_at(struct tx_fix *f, uint8_t *p, uint32_t len, uint64_t at, uint64_t *ticket)
+{
+	return gnio_gpu_dev_eth_txq_wait_send_thread(&f->q, at, (uint64_t)(uintptr_t)p, 0, len,
+						     GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, ticket);
+}
 
 static void tx_fix_init(struct tx_fix *f, uint32_t size, int with_pool)
 {
@@ -96,11 +108,15 @@ static void tx_fix_init(struct tx_fix *f, uint32_t size, int with_pool)
 	f->q.desc = zalloc_aligned((size_t)size * sizeof(*f->q.desc));
 	f->q.size = size;
 	f->q.mask = size - 1;
-	f->q.slot_size = 64;
+	f->q.slot_buf = -1;
 	if (with_pool) {
 		f->pool = zalloc_aligned((size_t)size * 64);
-		f->q.pool = f->pool;
-		f->q.pool_size = (uint64_t)size * 64;
+		f->q.nbufs = 1;
+		f->q.slot_buf = 0;
+		f->q.bufs[0].base = f->pool;
+		f->q.bufs[0].size = (uint64_t)size * 64;
+		f->q.bufs[0].elem_size = 64;
+		f->q.bufs[0].mkey = TX_KEY;
 	}
 }
 
@@ -138,16 +154,19 @@ static void test_rx_empty(void **state)
 	uint64_t first = 99;
 	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 0);
 	assert_int_equal(first, 0);
-	/* Device API on an empty ring: no wait, count 0, SUCCESS. */
+	/* Device API on an empty ring, looking once: count 0, no first index. */
 	uint32_t n = 99;
-	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 0, &first, &n));
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 8, 1, &first, &n, NULL));
 	assert_int_equal(n, 0);
-	/* With a timeout it waits and still returns 0. */
-	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 1000000, &first, &n));
+	assert_true(first == GNIO_GPUNETIO_ETH_RX_NO_PKT);
+	/* With a timeout it waits that long and still returns 0. */
+	uint64_t t0 = gnio_gpu_dev_time_ns();
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 8, 1000000, &first, &n, NULL));
 	assert_int_equal(n, 0);
+	assert_true(gnio_gpu_dev_time_ns() - t0 >= 1000000);
 	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 0);
-	/* max == 0 is invalid. */
-	assert_gnio(gnio_dev_eth_rxq_recv_thread(&f.q, 0, 0, &first, &n), GNIO_ERROR_INVALID_VALUE);
+	/* No count limit and no time limit would never return: refused. */
+	assert_gnio(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 0, 0, &first, &n, NULL), GNIO_ERROR_INVALID_VALUE);
 	rx_fix_fini(&f);
 }
 
@@ -174,9 +193,9 @@ static void test_rx_publish_take(void **state)
 	assert_int_equal(first, 13);
 	assert_int_equal(gnio_rx_ring_take(&f.q, 4, &first), 0);
 	/* Accessors read the completion entry. */
-	assert_int_equal(gnio_dev_eth_rxq_get_pkt_len(&f.q, 7), 7 + 14);
-	assert_ptr_equal(gnio_dev_eth_rxq_get_pkt_addr(&f.q, 7), f.pool + 7 * 3 + 1);
-	assert_int_equal(gnio_dev_eth_rxq_get_pkt_ts(&f.q, 7), 7 ^ 0x5a5a5a5aull);
+	assert_int_equal(gnio_gpu_dev_eth_rxq_get_pkt_bytes(&f.q, 7), 7 + 14);
+	assert_true(gnio_gpu_dev_eth_rxq_get_pkt_addr(&f.q, 7) == (uint64_t)(uintptr_t)(f.pool + 7 * 3 + 1));
+	assert_int_equal(gnio_gpu_dev_eth_rxq_get_pkt_ts(&f.q, 7), 7 ^ 0x5a5a5a5aull);
 	rx_fix_fini(&f);
 }
 
@@ -194,7 +213,7 @@ static void test_rx_wraparound(void **state)
 		uint64_t first;
 		uint32_t n;
 		rnd = rnd * 1103515245u + 12345u;
-		assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 1 + (rnd >> 16) % 8, 0, &first, &n));
+		assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 1 + (rnd >> 16) % 8, 1, &first, &n, NULL));
 		assert_int_equal(first, expect);
 		for (uint32_t i = 0; i < n; i++)
 			rx_check_entry(&f.q, first + i);
@@ -242,14 +261,14 @@ static void test_rx_release_on_next_recv(void **state)
 	uint64_t first;
 	uint32_t n;
 	assert_int_equal(rx_produce(&f, 8), 8);
-	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 3, 0, &first, &n));
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 3, 1, &first, &n, NULL));
 	assert_int_equal(n, 3);
 	assert_int_equal(first, 0);
 	/* The batch is in use: the producer still sees a full ring. */
 	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 0);
 	assert_int_equal(gnio_rx_ring_free_slots(f.q.sh, f.prod, &f.cached_cons, 8), 0);
 
-	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 3, 0, &first, &n));
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 3, 1, &first, &n, NULL));
 	assert_int_equal(n, 3);
 	assert_int_equal(first, 3);
 	/* The first batch is now released, not the second. */
@@ -257,9 +276,9 @@ static void test_rx_release_on_next_recv(void **state)
 	assert_int_equal(gnio_rx_ring_free_slots(f.q.sh, f.prod, &f.cached_cons, 8), 3);
 
 	/* An empty recv still releases what was handed out before. */
-	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 0, &first, &n));
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 8, 1, &first, &n, NULL));
 	assert_int_equal(n, 2);
-	assert_ok(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 0, &first, &n));
+	assert_ok(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 8, 1, &first, &n, NULL));
 	assert_int_equal(n, 0);
 	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), 8);
 	rx_fix_fini(&f);
@@ -273,7 +292,7 @@ static void test_rx_no_pool_bad_state(void **state)
 	rx_produce(&f, 2);
 	uint64_t first = 7;
 	uint32_t n = 7;
-	assert_gnio(gnio_dev_eth_rxq_recv_thread(&f.q, 8, 0, &first, &n), GNIO_ERROR_BAD_STATE);
+	assert_gnio(gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 8, 1, &first, &n, NULL), GNIO_ERROR_BAD_STATE);
 	assert_int_equal(n, 0);
 	/* Nothing was taken or released. */
 	assert_int_equal(f.q.lc->head, 0);
@@ -294,14 +313,14 @@ static void test_tx_reserve_until_full(void **state)
 		assert_int_equal(t, i);
 	}
 	assert_gnio(gnio_tx_ring_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
-	assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+	assert_gnio(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
 	uint64_t ticket;
-	assert_gnio(gnio_dev_eth_txq_send(&f.q, f.pool, 60), GNIO_ERROR_AGAIN);
-	assert_gnio(gnio_dev_eth_txq_send_at(&f.q, f.pool, 60, 0, &ticket), GNIO_ERROR_AGAIN);
+	assert_gnio(send_at(&f, f.pool, 60, 0, NULL), GNIO_ERROR_AGAIN);
+	assert_gnio(send_at(&f, f.pool, 60, 5, &ticket), GNIO_ERROR_AGAIN);
 
 	/* Complete 3: exactly 3 more fit, and a batch of 4 does not. */
 	gnio_tx_ring_complete(f.q.sh, 3);
-	assert_int_equal(gnio_dev_eth_txq_completed(&f.q), 3);
+	assert_int_equal(gnio_gpu_dev_eth_txq_completed(&f.q), 3);
 	assert_gnio(gnio_tx_ring_reserve(&f.q, 4, &t), GNIO_ERROR_AGAIN);
 	assert_ok(gnio_tx_ring_reserve(&f.q, 3, &t));
 	assert_int_equal(t, 8);
@@ -324,12 +343,23 @@ static void test_tx_invalid(void **state)
 	assert_int_equal(t, 0);
 	gnio_tx_ring_complete(f.q.sh, 8);
 	/* Buffer-style send outside the pool or of zero length. */
-	assert_gnio(gnio_dev_eth_txq_send(&f.q, f.pool, 0), GNIO_ERROR_INVALID_VALUE);
-	assert_gnio(gnio_dev_eth_txq_send(&f.q, f.pool + f.q.pool_size - 10, 11), GNIO_ERROR_INVALID_VALUE);
-	assert_gnio(gnio_dev_eth_txq_send(&f.q, f.pool - 1, 10), GNIO_ERROR_INVALID_VALUE);
+	const uint64_t size = f.q.bufs[0].size;
+	assert_gnio(send_at(&f, f.pool, 0, 0, NULL), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(send_at(&f, f.pool + size - 10, 11, 0, NULL), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(send_at(&f, f.pool - 1, 10, 0, NULL), GNIO_ERROR_INVALID_VALUE);
+	/* A key that names no registered array, in either byte order. */
+	assert_gnio(gnio_gpu_dev_eth_txq_send_thread(&f.q, (uint64_t)(uintptr_t)f.pool, 0x6e000099u, 60,
+						     GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, NULL),
+		    GNIO_ERROR_INVALID_VALUE);
 	assert_int_equal(f.q.lc->tail, 8); /* nothing reserved by the failures */
-	assert_ok(gnio_dev_eth_txq_send(&f.q, f.pool + f.q.pool_size - 10, 10));
+	assert_ok(send_at(&f, f.pool + size - 10, 10, 0, NULL));
 	assert_int_equal(f.q.lc->tail, 9);
+	/* The array's key in host and in network byte order both name it. */
+	assert_ok(gnio_gpu_dev_eth_txq_send_thread(&f.q, (uint64_t)(uintptr_t)f.pool, TX_KEY, 60,
+						   GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, NULL));
+	assert_ok(gnio_gpu_dev_eth_txq_send_thread(&f.q, (uint64_t)(uintptr_t)f.pool, __builtin_bswap32(TX_KEY), 60,
+						   GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, NULL));
+	assert_int_equal(f.q.lc->tail, 11);
 	tx_fix_fini(&f);
 }
 
@@ -341,8 +371,8 @@ static void test_tx_no_pool_bad_state(void **state)
 	uint64_t t = 0;
 	uint8_t buf[64];
 	assert_gnio(gnio_tx_ring_reserve(&f.q, 1, &t), GNIO_ERROR_BAD_STATE);
-	assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_BAD_STATE);
-	assert_gnio(gnio_dev_eth_txq_send(&f.q, buf, 60), GNIO_ERROR_BAD_STATE);
+	assert_gnio(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_BAD_STATE);
+	assert_gnio(send_at(&f, buf, 60, 0, NULL), GNIO_ERROR_BAD_STATE);
 	assert_int_equal(f.q.lc->tail, 0);
 	tx_fix_fini(&f);
 }
@@ -358,14 +388,14 @@ static void test_tx_commit_out_of_order(void **state)
 	assert_ok(gnio_tx_ring_reserve(&f.q, 1, &t2));
 	/* Nothing committed: nothing ready. */
 	assert_int_equal(tx_consume(&f, seen, 8), 0);
-	gnio_tx_ring_commit(&f.q, t2, 200, 60, 0, 0);
-	gnio_tx_ring_commit(&f.q, t0, 0, 60, 0, 0);
+	gnio_tx_ring_commit(&f.q, t2, 0, 200, 60, 0, 0);
+	gnio_tx_ring_commit(&f.q, t0, 0, 0, 60, 0, 0);
 	/* 0 is ready, 1 is the gap, 2 waits behind it. */
 	assert_int_equal(tx_consume(&f, seen, 8), 1);
 	assert_int_equal(seen[0], 0);
 	assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, 1));
 	assert_int_equal(tx_consume(&f, seen, 8), 0);
-	gnio_tx_ring_commit(&f.q, t1, 100, 61, GNIO_TX_F_TIMED, 12345);
+	gnio_tx_ring_commit(&f.q, t1, 0, 100, 61, GNIO_TX_F_TIMED, 12345);
 	assert_int_equal(tx_consume(&f, seen, 8), 2);
 	assert_int_equal(seen[0], 100);
 	assert_int_equal(seen[1], 200);
@@ -384,43 +414,43 @@ static void test_tx_stale_tag_and_recover(void **state)
 	uint64_t t = 0;
 	/* Lap 0: fill, commit, consume, complete. */
 	for (int i = 0; i < 8; i++) {
-		assert_ok(gnio_dev_eth_txq_reserve(&f.q, 1, &t));
-		uint8_t *slot = gnio_dev_eth_txq_slot_addr(&f.q, t);
+		assert_ok(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t));
+		uint8_t *slot = gnio_gpu_dev_eth_txq_slot_addr(&f.q, t);
 		assert_ptr_equal(slot, f.pool + (t & 7) * 64);
 		memset(slot, (int)t, 60);
-		gnio_dev_eth_txq_commit(&f.q, t, 60, 0);
+		gnio_gpu_dev_eth_txq_commit(&f.q, t, 60, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 	}
-	assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+	assert_gnio(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
 	assert_int_equal(tx_consume(&f, NULL, 64), 8);
 	/* Not completed yet: still full. */
-	assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+	assert_gnio(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
 	gnio_tx_ring_complete(f.q.sh, f.next);
 	/* Lap 1: every slot carries a tag from lap 0 that must not match. */
 	for (uint64_t i = 8; i < 16; i++) {
-		assert_ok(gnio_dev_eth_txq_reserve(&f.q, 1, &t));
+		assert_ok(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t));
 		assert_int_equal(t, i);
 		assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, i));
 	}
 	assert_int_equal(tx_consume(&f, NULL, 64), 0);
 	/* Many laps later a tag from 3 laps ago does not match either. */
 	for (uint64_t i = 8; i < 16; i++)
-		gnio_dev_eth_txq_commit(&f.q, i, 60, 0);
+		gnio_gpu_dev_eth_txq_commit(&f.q, i, 60, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 	assert_int_equal(tx_consume(&f, NULL, 64), 8);
 	gnio_tx_ring_complete(f.q.sh, f.next);
 	for (int lap = 2; lap < 50; lap++) {
 		for (int i = 0; i < 8; i++) {
-			assert_ok(gnio_dev_eth_txq_reserve(&f.q, 1, &t));
+			assert_ok(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t));
 			assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, t));
-			gnio_dev_eth_txq_commit(&f.q, t, 60, 0);
+			gnio_gpu_dev_eth_txq_commit(&f.q, t, 60, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 			const struct gnio_tx_desc *d = gnio_tx_ring_ready(f.q.desc, f.q.mask, t);
 			assert_non_null(d);
 			assert_int_equal(d->buf_off, (t & 7) * 64);
 		}
-		assert_gnio(gnio_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
+		assert_gnio(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
 		assert_int_equal(tx_consume(&f, NULL, 64), 8);
 		gnio_tx_ring_complete(f.q.sh, f.next);
 	}
-	assert_int_equal(gnio_dev_eth_txq_completed(&f.q), 50 * 8);
+	assert_int_equal(gnio_gpu_dev_eth_txq_completed(&f.q), 50 * 8);
 	tx_fix_fini(&f);
 }
 
@@ -454,7 +484,7 @@ static void test_rx_stress_two_threads(void **state)
 	while (expect < STRESS_N) {
 		uint64_t first;
 		uint32_t n;
-		gnio_error_t e = gnio_dev_eth_rxq_recv_thread(&f.q, 32, 0, &first, &n);
+		gnio_error_t e = gnio_gpu_dev_eth_rxq_recv_thread(&f.q, 32, 1, &first, &n, NULL);
 		if (e != GNIO_SUCCESS || (n && first != expect)) {
 			bad++;
 			break;
@@ -514,7 +544,7 @@ static void *tx_sender_main(void *arg)
 		/* Commit in reverse inside the batch: the proxy must still go in
 		 * ticket order. buf_off carries (sender, seq). */
 		for (uint32_t i = n; i-- > 0;)
-			gnio_tx_ring_commit(&s->f->q, t + i, ((uint64_t)s->id << 40) | (seq + i), 60, 0, 0);
+			gnio_tx_ring_commit(&s->f->q, t + i, 0, ((uint64_t)s->id << 40) | (seq + i), 60, 0, 0);
 		seq += n;
 	}
 	return NULL;

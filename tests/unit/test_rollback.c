@@ -40,14 +40,46 @@ static void assert_five_ok(const struct steps *s, unsigned from)
 	}
 }
 
+/* This test hands every object to a rollback itself, so it builds them by
+ * hand (not with gnio_pipeline_create, which registers them in a rollback of
+ * its own): the same order, in the same struct the other tests use. */
 static void up(struct tpipe *p, const char *wire, int with_tx)
 {
-	struct tpipe_cfg c;
-	tpipe_cfg_default(&c, wire);
-	c.ring = 64;
-	c.tx_ring = 64;
-	c.with_tx = with_tx;
-	assert_ok(tpipe_up(p, &c));
+	void *cpu;
+	memset(p, 0, sizeof(*p));
+	assert_ok(gnio_dev_open(wire, &p->dev));
+	assert_ok(gnio_gpu_create("cpu", &p->gpu));
+	assert_ok(gnio_sw_peer_open(strchr(wire, ':') + 1, &p->peer));
+	assert_ok(gnio_gpu_mem_alloc(p->gpu, 64 * 2048, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU, &p->rx_mem, &cpu));
+	assert_ok(gnio_buf_arr_create(p->gpu, p->rx_mem, 2048, 64, &p->rx_pool));
+	assert_ok(gnio_buf_arr_start(p->rx_pool));
+	assert_ok(gnio_eth_rxq_create(p->dev, 64, 2048, &p->rxq));
+	assert_ok(gnio_eth_rxq_set_num_packets(p->rxq, 64));
+	assert_ok(gnio_eth_rxq_set_pkt_buf(p->rxq, p->rx_pool));
+	assert_ok(gnio_ctx_set_datapath_on_gpu(ST(p->rxq), p->gpu));
+	assert_ok(gnio_ctx_start(ST(p->rxq)));
+	assert_ok(gnio_eth_rxq_get_gpu_handle(p->rxq, &p->rxh));
+	if (with_tx) {
+		assert_ok(gnio_gpu_mem_alloc(p->gpu, 64 * 2048, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU, &p->tx_mem, &cpu));
+		assert_ok(gnio_buf_arr_create(p->gpu, p->tx_mem, 2048, 64, &p->tx_pool));
+		assert_ok(gnio_buf_arr_start(p->tx_pool));
+		assert_ok(gnio_eth_txq_create(p->dev, 64, &p->txq));
+		assert_ok(gnio_eth_txq_set_num_packets(p->txq, 64));
+		assert_ok(gnio_eth_txq_set_pkt_buf(p->txq, p->tx_pool));
+		assert_ok(gnio_ctx_set_datapath_on_gpu(TT(p->txq), p->gpu));
+		assert_ok(gnio_ctx_start(TT(p->txq)));
+		assert_ok(gnio_eth_txq_get_gpu_handle(p->txq, &p->txh));
+	}
+	assert_ok(gnio_gpu_mem_alloc(p->gpu, sizeof(struct gnio_app_stats), GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU,
+				     &p->stats_mem, &cpu));
+	p->stats_gpu = p->stats_mem;
+	p->stats_cpu = cpu;
+	p->args.rxq = p->rxh;
+	p->args.txq = p->txh;
+	p->args.stats = p->stats_gpu;
+	p->args.max_batch = 64;
+	p->args.recv_scope = GNIO_APP_SCOPE_BLOCK;
+	assert_ok(gnio_runner_create(p->gpu, &p->runner));
 }
 
 /* Register a tpipe's objects in the order tpipe_up created them. */
@@ -107,7 +139,10 @@ static void test_rollback_five_steps_then_reuse(void **state)
 	assert_int_equal(next, 1);
 
 	struct gnio_gpu_semaphore *sem;
-	assert_ok(gnio_gpu_semaphore_create(p.gpu, 4, 16, &sem));
+	assert_ok(gnio_gpu_semaphore_create(p.gpu, &sem));
+	assert_ok(gnio_gpu_semaphore_set_items_num(sem, 4));
+	assert_ok(gnio_gpu_semaphore_set_custom_info(sem, 16, GNIO_GPU_MEM_TYPE_CPU_GPU));
+	assert_ok(gnio_gpu_semaphore_start(sem));
 	assert_ok(gnio_rollback_add_semaphore(rb, sem));
 
 	assert_ok(gnio_rollback_run(rb, 5000));
@@ -374,8 +409,13 @@ static void test_rollback_wrong_use(void **state)
 	assert_gnio(gnio_rollback_run(rb, 100), GNIO_ERROR_BAD_STATE);
 	assert_ok(gnio_rollback_destroy(rb));
 
-	/* The rollback object never released anything on its own. */
-	tpipe_down(&p);
+	/* The rollback objects never released anything on their own: all of
+	 * it is still there for a real one. */
+	assert_ok(gnio_rollback_create(p.gpu, &rb));
+	register_all(rb, &p);
+	assert_ok(gnio_rollback_run(rb, 5000));
+	assert_ok(gnio_rollback_destroy(rb));
+	destroy_parents(&p);
 }
 
 int main(void)

@@ -42,65 +42,46 @@ gnio_error_t tpipe_up(struct tpipe *p, const struct tpipe_cfg *cfg)
 	gnio_error_t err;
 	memset(p, 0, sizeof(*p));
 	p->cfg = *cfg;
-	if ((err = gnio_gpu_create(cfg->gpu, &p->gpu)))
+	struct gnio_pipeline_cfg pc;
+	gnio_pipeline_cfg_init(&pc, cfg->wire, cfg->gpu);
+	pc.ring = cfg->ring;
+	pc.slot = cfg->slot;
+	pc.max_packet = cfg->max_packet;
+	pc.burst = cfg->burst;
+	pc.rx_mem = cfg->rx_mem;
+	pc.flow_control = cfg->flow_control;
+	pc.no_rx_pool = !cfg->register_rx_pool;
+	pc.tx = cfg->with_tx;
+	pc.tx_pool = cfg->with_tx;
+	pc.tx_in_place = cfg->with_tx;
+	pc.tx_ring = cfg->tx_ring;
+	pc.user_mem = sizeof(struct gnio_app_stats);
+	if ((err = gnio_pipeline_create(&pc, &p->pl)))
 		return err;
-	if ((err = gnio_dev_open(cfg->wire, &p->dev)))
+	struct gnio_pipeline_queue q;
+	if ((err = gnio_pipeline_get_queue(p->pl, 0, &q)))
 		return err;
-	if (!strncmp(cfg->wire, "sw:", 3)) { /* other wires have no peer end */
-		const char *name = cfg->wire + 3;
+	p->gpu = gnio_pipeline_get_gpu(p->pl);
+	p->dev = gnio_pipeline_get_dev(p->pl);
+	p->rx_mem = q.rx_mem;
+	p->rx_pool = q.rx_pool;
+	p->tx_pool = q.tx_pool;
+	p->tx_mem = q.tx_mem;
+	p->rxq = q.rxq;
+	p->txq = q.txq;
+	p->rxh = q.rxh;
+	p->txh = q.txh;
+	p->stats_mem = q.user_mem_gpu;
+	p->stats_gpu = q.user_mem_gpu;
+	p->stats_cpu = q.user_mem_cpu;
+	p->runner = q.runner;
+	if (!strcmp(gnio_devinfo_get_wire(gnio_dev_as_devinfo(p->dev)), "sw")) { /* other wires have no peer end */
+		const char *name = gnio_devinfo_get_name(gnio_dev_as_devinfo(p->dev));
 		char nm[64];
 		snprintf(nm, sizeof(nm), "%.*s", (int)strcspn(name, ","), name);
 		if ((err = gnio_sw_peer_open(nm, &p->peer)))
 			return err;
 	}
-	void *cpu;
-	if ((err = gnio_gpu_mem_alloc(p->gpu, (size_t)cfg->ring * cfg->slot, 4096, cfg->rx_mem, &p->rx_mem, &cpu)))
-		return err;
-	if ((err = gnio_buf_arr_create(p->gpu, p->rx_mem, cfg->slot, cfg->ring, &p->rx_pool)))
-		return err;
-	if ((err = gnio_buf_arr_start(p->rx_pool)))
-		return err;
-	if ((err = gnio_eth_rxq_create(p->dev, cfg->burst, cfg->max_packet, &p->rxq)))
-		return err;
-	if ((err = gnio_eth_rxq_set_num_packets(p->rxq, cfg->ring)))
-		return err;
-	if ((err = gnio_eth_rxq_set_flow_control(p->rxq, cfg->flow_control)))
-		return err;
-	if (cfg->register_rx_pool && (err = gnio_eth_rxq_set_pkt_buf(p->rxq, p->rx_pool)))
-		return err;
-	if ((err = gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(p->rxq), p->gpu)))
-		return err;
-	if ((err = gnio_ctx_start(gnio_eth_rxq_as_ctx(p->rxq))))
-		return err;
-	if ((err = gnio_eth_rxq_get_gpu_handle(p->rxq, &p->rxh)))
-		return err;
-	if (cfg->with_tx) {
-		if ((err = gnio_gpu_mem_alloc(p->gpu, (size_t)cfg->tx_ring * cfg->slot, 4096, GNIO_GPU_MEM_TYPE_CPU_GPU,
-					      &p->tx_mem, &cpu)))
-			return err;
-		if ((err = gnio_buf_arr_create(p->gpu, p->tx_mem, cfg->slot, cfg->tx_ring, &p->tx_pool)))
-			return err;
-		if ((err = gnio_buf_arr_start(p->tx_pool)))
-			return err;
-		if ((err = gnio_eth_txq_create(p->dev, cfg->burst, &p->txq)))
-			return err;
-		if ((err = gnio_eth_txq_set_num_packets(p->txq, cfg->tx_ring)))
-			return err;
-		if ((err = gnio_eth_txq_set_pkt_buf(p->txq, p->tx_pool)))
-			return err;
-		if ((err = gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(p->txq), p->gpu)))
-			return err;
-		if ((err = gnio_ctx_start(gnio_eth_txq_as_ctx(p->txq))))
-			return err;
-		if ((err = gnio_eth_txq_get_gpu_handle(p->txq, &p->txh)))
-			return err;
-	}
-	void *scpu;
-	if ((err = gnio_gpu_mem_alloc(p->gpu, sizeof(struct gnio_app_stats), GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU,
-				      &p->stats_mem, &scpu)))
-		return err;
-	p->stats_gpu = p->stats_mem;
-	p->stats_cpu = scpu;
 	p->args.rxq = p->rxh;
 	p->args.txq = p->txh;
 	p->args.stats = p->stats_gpu;
@@ -108,8 +89,9 @@ gnio_error_t tpipe_up(struct tpipe *p, const struct tpipe_cfg *cfg)
 	p->args.timeout_ns = 100000;
 	p->args.blocks = 1;
 	p->args.threads = 128;
-	p->args.recv_scope = 2;
-	return gnio_runner_create(p->gpu, &p->runner);
+	p->args.recv_scope = GNIO_APP_SCOPE_BLOCK;
+	p->args.send_scope = GNIO_APP_SCOPE_THREAD;
+	return GNIO_SUCCESS;
 }
 
 gnio_error_t tpipe_launch(struct tpipe *p, const char *app)
@@ -117,50 +99,18 @@ gnio_error_t tpipe_launch(struct tpipe *p, const char *app)
 	const struct gnio_app *a = gnio_app_find(app);
 	if (!a)
 		return GNIO_ERROR_NOT_FOUND;
-	gnio_runner_launch_fn fn = gnio_gpu_is_cpu(p->gpu) ? a->cpu : a->cuda;
+	gnio_runner_launch_fn fn = gnio_app_launcher(a, gnio_gpu_is_cpu(p->gpu));
 	if (!fn)
 		return GNIO_ERROR_NOT_SUPPORTED;
-	return gnio_runner_start(p->runner, fn, &p->args);
+	return p->pl ? gnio_pipeline_launch(p->pl, 0, fn, &p->args) : gnio_runner_start(p->runner, fn, &p->args);
 }
 
 void tpipe_down(struct tpipe *p)
 {
-	if (p->runner) {
-		enum gnio_runner_state s = gnio_runner_get_state(p->runner);
-		if (s == GNIO_RUNNER_RUNNING || s == GNIO_RUNNER_EXITED)
-			assert_ok(gnio_runner_stop(p->runner, 5000));
-		assert_ok(gnio_runner_destroy(p->runner));
-	}
-	if (p->tx_pool)
-		assert_ok(gnio_buf_arr_destroy(p->tx_pool));
-	if (p->rx_pool)
-		assert_ok(gnio_buf_arr_destroy(p->rx_pool));
-	if (p->txq) {
-		enum gnio_ctx_state st;
-		gnio_ctx_get_state(gnio_eth_txq_as_ctx(p->txq), &st);
-		if (st == GNIO_CTX_STATE_STARTED)
-			assert_ok(gnio_ctx_stop(gnio_eth_txq_as_ctx(p->txq)));
-		assert_ok(gnio_eth_txq_destroy(p->txq));
-	}
-	if (p->rxq) {
-		enum gnio_ctx_state st;
-		gnio_ctx_get_state(gnio_eth_rxq_as_ctx(p->rxq), &st);
-		if (st == GNIO_CTX_STATE_STARTED)
-			assert_ok(gnio_ctx_stop(gnio_eth_rxq_as_ctx(p->rxq)));
-		assert_ok(gnio_eth_rxq_destroy(p->rxq));
-	}
-	if (p->stats_mem)
-		assert_ok(gnio_gpu_mem_free(p->gpu, p->stats_mem));
-	if (p->tx_mem)
-		assert_ok(gnio_gpu_mem_free(p->gpu, p->tx_mem));
-	if (p->rx_mem)
-		assert_ok(gnio_gpu_mem_free(p->gpu, p->rx_mem));
 	if (p->peer)
 		assert_ok(gnio_sw_peer_close(p->peer));
-	if (p->dev)
-		assert_ok(gnio_dev_close(p->dev));
-	if (p->gpu)
-		assert_ok(gnio_gpu_destroy(p->gpu));
+	if (p->pl)
+		assert_ok(gnio_pipeline_destroy(p->pl));
 	memset(p, 0, sizeof(*p));
 }
 

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include "gnio/gnio.h"
 #include "gnio/device/gnio_dev.h"
-#include "apps/apps.h"
+#include "gnio/apps/apps.h"
 
 #define GNIO_TEST_SKIP 77
 
@@ -25,6 +25,8 @@
 	} while (0)
 #define assert_ok(expr) assert_gnio(expr, GNIO_SUCCESS)
 
+/* A test's pipeline: what gnio_pipeline_create builds (gnio/pipeline.h),
+ * with the sw peer and the app arguments, and its objects in named fields. */
 struct tpipe_cfg {
 	const char *gpu;       /* "cpu" or a bus id */
 	const char *wire;      /* full spec, e.g. "sw:t1" (a peer is opened for sw wires) */
@@ -32,7 +34,7 @@ struct tpipe_cfg {
 	uint32_t slot;         /* pool element size */
 	uint32_t max_packet;
 	uint32_t burst;
-	int with_tx;
+	int with_tx;           /* a TX queue with its own pool and the RX pool registered */
 	uint32_t tx_ring;
 	int flow_control;
 	int register_rx_pool;  /* 0 to test the never-registered rule */
@@ -41,6 +43,7 @@ struct tpipe_cfg {
 
 struct tpipe {
 	struct tpipe_cfg cfg;
+	struct gnio_pipeline *pl;
 	struct gnio_gpu *gpu;
 	struct gnio_dev *dev;
 	struct gnio_sw_peer *peer;
@@ -56,11 +59,11 @@ struct tpipe {
 };
 
 void tpipe_cfg_default(struct tpipe_cfg *c, const char *wire);
-/* Build and start everything but the kernel. */
+/* Build and start everything but the kernel (gnio_pipeline_create). */
 gnio_error_t tpipe_up(struct tpipe *p, const struct tpipe_cfg *cfg);
 /* Launch an app (by name) on the pipeline's device. */
 gnio_error_t tpipe_launch(struct tpipe *p, const char *app);
-/* Reverse-order teardown; asserts each step. */
+/* Rollback and teardown (gnio_pipeline_destroy); asserts it worked. */
 void tpipe_down(struct tpipe *p);
 /* Wait until the kernel counted `packets` frames, or timeout_ms. */
 int tpipe_wait_packets(struct tpipe *p, uint64_t packets, unsigned timeout_ms);

@@ -10,7 +10,7 @@
 #include "json.h"
 #include "probe.h"
 
-#define CAPS_MAX_FEATURES 16
+#define CAPS_MAX_FEATURES 24
 
 enum caps_verdict { CAPS_NOT_SUPPORTED = 0, CAPS_SUPPORTED = 1 };
 
@@ -32,6 +32,8 @@ struct caps_snapshot {
 	struct gnio_wire_caps wcaps;
 	gnio_error_t q_rxq_cyclic, q_txq_regular, q_timed_send, q_rx_burst, q_rx_pkt, q_tx_burst;
 	uint32_t rx_max_burst, rx_max_pkt, tx_max_burst;
+	gnio_error_t q_flow[GNIO_FLOW_ACTION_COUNT_]; /* gnio_flow_cap_describe_action per action */
+	char flow_how[GNIO_FLOW_ACTION_COUNT_][200];
 	/* device axis */
 	char gpu_id[64], bus_id[32], backend[16], gpu_name[128], gpu_pick_why[256];
 	int have_props;            /* CUDA properties read through the driver API */
@@ -42,10 +44,10 @@ struct caps_snapshot {
 	struct caps_feature features[CAPS_MAX_FEATURES];
 };
 
-/* Oldest compute capability whose PTX has ld.acquire.sys / st.release.sys,
- * which the ring protocol's ordering edges are written with. */
-#define CAPS_MIN_CC_MAJOR 7
-#define CAPS_MIN_CC_MINOR 0
+/* Oldest compute capability (times ten) whose PTX has ld.acquire.sys /
+ * st.release.sys, which the ring protocol's ordering edges are written with.
+ * A build may require more: gnio_cuda_min_compute_capability(). */
+#define CAPS_MIN_CC 70
 
 /* Collect a snapshot. spec NULL -> "sw:caps"; gpu_id NULL -> best present.
  * On failure returns the error, *stage says which axis ("wire" or "gpu") and

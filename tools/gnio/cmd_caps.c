@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "gnio/version.h"
 #include "commands.h"
 
 static const char *errname(gnio_error_t e)
@@ -93,9 +94,16 @@ static int gpu_ring_ok(const struct caps_snapshot *s, char *why, size_t len)
 		return 0;
 	}
 	const struct probe_gpu *p = &s->props;
-	if (p->cc_major < CAPS_MIN_CC_MAJOR || (p->cc_major == CAPS_MIN_CC_MAJOR && p->cc_minor < CAPS_MIN_CC_MINOR)) {
+	int cc = p->cc_major * 10 + p->cc_minor, built_min = gnio_cuda_min_compute_capability();
+
+	if (cc < CAPS_MIN_CC) {
 		strfmt(why, len, "compute capability %d.%d is below %d.%d (no system-scope acquire/release)",
-		       p->cc_major, p->cc_minor, CAPS_MIN_CC_MAJOR, CAPS_MIN_CC_MINOR);
+		       p->cc_major, p->cc_minor, CAPS_MIN_CC / 10, CAPS_MIN_CC % 10);
+		return 0;
+	}
+	if (built_min && cc < built_min) {
+		strfmt(why, len, "compute capability %d.%d: this build of gnio carries GPU code for %s only (lowest %d.%d)",
+		       p->cc_major, p->cc_minor, gnio_cuda_architectures(), built_min / 10, built_min % 10);
 		return 0;
 	}
 	if (p->can_map_host_memory != 1) {
@@ -143,7 +151,7 @@ static void evaluate(struct caps_snapshot *s)
 
 	f = feat(s, "timed_send", "timed send (send at a given time)");
 	if (s->q_timed_send != GNIO_SUCCESS)
-		axis(&f->nic, 0, "gnio_eth_txq_cap_is_timed_send_supported: %s", errname(s->q_timed_send));
+		axis(&f->nic, 0, "gnio_eth_txq_cap_get_wait_on_time_offload_supported: %s", errname(s->q_timed_send));
 	else
 		axis(&f->nic, 1, "%s", (w->flags & GNIO_WIRE_CAP_TXTIME) ? "the wire honours send times"
 									   : "the proxy holds frames until their send time");
@@ -201,6 +209,20 @@ static void evaluate(struct caps_snapshot *s)
 	     (w->flags & GNIO_WIRE_CAP_SW_TIMESTAMP) ? "wire stamps arrival time" : "wire gives no arrival time");
 	axis(&f->gpu, 1, "no device requirement");
 
+	for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++) {
+		static const char *const display[GNIO_FLOW_ACTION_COUNT_] = {
+			"flow action gnio (the arrival queue)", "flow action queue N", "flow action rss (Toeplitz)",
+			"flow action cpu N (host-datapath queue)", "flow action kernel (host stack)", "flow action drop",
+		};
+		static const char *const name[GNIO_FLOW_ACTION_COUNT_] = {
+			"flow_gnio", "flow_queue", "flow_rss", "flow_cpu", "flow_kernel", "flow_drop",
+		};
+
+		f = feat(s, name[a], display[a]);
+		axis(&f->nic, s->q_flow[a] == GNIO_SUCCESS, "%s", s->flow_how[a]);
+		axis(&f->gpu, 1, "steering happens before the device; no device requirement");
+	}
+
 	f = feat(s, "persistent_kernel", "persistent kernel on the device");
 	axis(&f->nic, 1, "no wire requirement");
 	if (is_cpu)
@@ -219,12 +241,18 @@ static void wire_axis(struct gnio_dev *dev, struct caps_snapshot *s)
 	memset(&s->wcaps, 0, sizeof(s->wcaps));
 	s->wcaps.struct_size = sizeof(s->wcaps);
 	gnio_devinfo_get_caps(info, &s->wcaps);
-	s->q_rxq_cyclic = gnio_eth_rxq_cap_is_type_supported(info, GNIO_ETH_RXQ_TYPE_CYCLIC);
-	s->q_txq_regular = gnio_eth_txq_cap_is_type_supported(info, GNIO_ETH_TXQ_TYPE_REGULAR);
-	s->q_timed_send = gnio_eth_txq_cap_is_timed_send_supported(info);
+	enum gnio_eth_wait_on_time_type wt;
+	s->q_rxq_cyclic = gnio_eth_rxq_cap_is_type_supported(info, GNIO_ETH_RXQ_TYPE_CYCLIC,
+							     GNIO_ETH_RXQ_DATA_PATH_TYPE_GPU);
+	s->q_txq_regular = gnio_eth_txq_cap_is_type_supported(info, GNIO_ETH_TXQ_TYPE_REGULAR,
+							      GNIO_ETH_TXQ_DATA_PATH_TYPE_GPU);
+	s->q_timed_send = gnio_eth_txq_cap_get_wait_on_time_offload_supported(info, &wt);
 	s->q_rx_burst = gnio_eth_rxq_cap_get_max_burst_size(info, &s->rx_max_burst);
 	s->q_rx_pkt = gnio_eth_rxq_cap_get_max_packet_size(info, &s->rx_max_pkt);
-	s->q_tx_burst = gnio_eth_txq_cap_get_max_burst_size(info, &s->tx_max_burst);
+	s->q_tx_burst = gnio_eth_txq_cap_get_max_burst_size(info, 1, 0, &s->tx_max_burst);
+	for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
+		s->q_flow[a] = gnio_flow_cap_describe_action(info, (enum gnio_flow_action_type)a, s->flow_how[a],
+							     sizeof(s->flow_how[a]));
 }
 
 static void gpu_axis(struct gnio_gpu *gpu, struct caps_snapshot *s)
@@ -352,6 +380,10 @@ void caps_json(struct json *j, const char *key, const struct caps_snapshot *s)
 		json_u64(j, "txq_max_burst_size", s->tx_max_burst);
 	else
 		json_null(j, "txq_max_burst_size");
+	json_obj_begin(j, "flow_actions");
+	for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
+		json_query(j, gnio_flow_action_name((enum gnio_flow_action_type)a), s->q_flow[a]);
+	json_obj_end(j);
 	json_obj_end(j);
 	json_obj_end(j);
 

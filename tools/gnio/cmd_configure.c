@@ -3,15 +3,18 @@
  * tools/gnio/cmd_configure.c - `gnio configure`: walk the environment
  * preconditions, then the bring-up in the reference's order, printing each
  * step. A failed precondition stops it and names the fix layer: environment
- * (install, driver, wire) or program (call order, sizes). --save writes the
- * snapshot rollback and debug compare against.
+ * (install, driver, wire) or program (call order, sizes). --save writes a
+ * gnio run config file (YAML, config.c) for the wire and device it checked;
+ * --snapshot writes the JSON snapshot of what it found (caps, env, maps).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "config.h"
 #include "pipeline.h"
 
 struct cfg_log {
@@ -113,17 +116,49 @@ static int preconditions(struct cfg_log *l, const char *wire, const char *gpu, c
 	return 0;
 }
 
+/* --save: a gnio run config for the wire and device just checked, every
+ * other key at gnio run's default (all written out, to edit). */
+static int save_run_config(const char *path, const char *wire, const char *gpu)
+{
+	struct run_opts o;
+	const struct run_origin flag = {NULL, 0, NULL};
+	char now[40], comment[512], why[256];
+	run_opts_defaults(&o);
+	if (run_opt_set(&o, RUN_OPT_WIRE, wire, &flag) || run_opt_set(&o, RUN_OPT_GPU, gpu, &flag))
+		return -1;
+	iso8601_utc_now(now, sizeof(now));
+	strfmt(comment, sizeof(comment), "A gnio run config written by gnio configure at %s:\n"
+	       "wire %s and device %s passed every configure step; the other keys are\n"
+	       "gnio run's defaults.", now, wire, gpu);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "gnio configure: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	int rc = config_write(f, &o, comment, why, sizeof(why));
+	if (fclose(f) && !rc) {
+		strfmt(why, sizeof(why), "%s", strerror(errno));
+		rc = -1;
+	}
+	if (rc)
+		fprintf(stderr, "gnio configure: writing %s: %s\n", path, why);
+	run_opts_free(&o);
+	return rc;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gnio configure [--wire SPEC] [--gpu BUSID|cpu] [--save FILE] [--json]\n\n"
+	fprintf(f, "usage: gnio configure [--wire SPEC] [--gpu BUSID|cpu] [--save FILE] [--snapshot FILE] [--json]\n\n"
 		   "Check the environment preconditions, run the dual capability check, then walk\n"
 		   "the bring-up in order (eth queues first, pool registered before start, GPU\n"
 		   "handles last), print each step, and roll everything back.\n"
 		   "  --wire SPEC   default sw:configure\n"
 		   "  --gpu ID      default: the best device present\n"
-		   "  --save FILE   write the snapshot (caps, env, allocation map, queue\n"
-		   "                attachment map, stop-flag location) for rollback and debug\n"
-		   "  --json        {result, fix_layer, steps[{phase, step, status, fix_layer, detail}]}\n"
+		   "  --save FILE   when every step is ok, write a gnio run config file (YAML) for\n"
+		   "                this wire and device, which gnio run reads (docs/config.md)\n"
+		   "  --snapshot FILE  write the snapshot (caps, env, allocation map, queue\n"
+		   "                attachment map, stop-flag location) as JSON\n"
+		   "  --json        {result, fix_layer, steps[{phase, step, status, fix_layer, detail}], saved, snapshot}\n"
 		   "Exit: 0 all steps ok, 1 a program-layer step failed, 2 usage,\n"
 		   "      3 an environment precondition failed.\n");
 }
@@ -133,10 +168,11 @@ int gnio_cmd_configure(int argc, char **argv)
 	static const struct option opts[] = {{"wire", required_argument, NULL, 'w'},
 					     {"gpu", required_argument, NULL, 'g'},
 					     {"save", required_argument, NULL, 's'},
+					     {"snapshot", required_argument, NULL, 'S'},
 					     {"json", no_argument, NULL, 'j'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
-	const char *wire = "sw:configure", *gpu = NULL, *save = NULL;
+	const char *wire = "sw:configure", *gpu = NULL, *save = NULL, *snapshot = NULL;
 	int as_json = 0, c;
 	char best[64], why[256];
 
@@ -146,6 +182,7 @@ int gnio_cmd_configure(int argc, char **argv)
 		case 'w': wire = optarg; break;
 		case 'g': gpu = optarg; break;
 		case 's': save = optarg; break;
+		case 'S': snapshot = optarg; break;
 		case 'j': as_json = 1; break;
 		case 'h': usage(stdout); return GNIO_EXIT_OK;
 		default: usage(stderr); return GNIO_EXIT_USAGE;
@@ -210,10 +247,10 @@ int gnio_cmd_configure(int argc, char **argv)
 		}
 	}
 
-	if (save) {
-		FILE *f = fopen(save, "w");
+	if (snapshot) {
+		FILE *f = fopen(snapshot, "w");
 		if (!f) {
-			fprintf(stderr, "gnio configure: cannot write %s\n", save);
+			fprintf(stderr, "gnio configure: cannot write %s: %s\n", snapshot, strerror(errno));
 		} else {
 			struct json sj;
 			char now[40];
@@ -243,20 +280,26 @@ int gnio_cmd_configure(int argc, char **argv)
 		gnio_error_t rb = pipe_rollback(&p, 2000, 1, up_cb, &l);
 		(void)rb; /* a failing step already marked l.failed */
 	}
+	int saved = save && !l.failed && save_run_config(save, wire, gpu) == 0;
+	if (save && l.failed)
+		fprintf(stderr, "gnio configure: %s not written: a step failed, and gnio run would fail the same way\n",
+			save);
 
 	if (as_json) {
 		json_arr_end(&j);
 		json_str(&j, "result", l.failed ? "fail" : "ok");
 		json_str(&j, "fix_layer", l.failed ? l.fail_layer : NULL);
 		json_str(&j, "failed_step", l.failed ? l.fail_step : NULL);
-		json_str(&j, "saved", save);
+		json_str(&j, "saved", saved ? save : NULL);
+		json_str(&j, "snapshot", snapshot);
 		json_obj_end(&j);
 		json_finish(&j);
 	} else if (l.failed) {
 		printf("stopped at \"%s\": fix it in the %s layer%s\n", l.fail_step, l.fail_layer,
 		       !strcmp(l.fail_layer, "environment") ? " (install, driver, wire), not in the program" : "");
 	} else {
-		printf("configure: all steps ok%s%s\n", save ? "; snapshot saved to " : "", save ? save : "");
+		printf("configure: all steps ok%s%s%s%s\n", saved ? "; gnio run --config " : "", saved ? save : "",
+		       snapshot ? "; snapshot in " : "", snapshot ? snapshot : "");
 	}
 	if (!l.failed)
 		return GNIO_EXIT_OK;

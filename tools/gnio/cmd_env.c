@@ -41,6 +41,7 @@ void probe_env_json(struct json *j, const char *key, const struct probe_env *e)
 	json_obj_begin(j, "version");
 	json_str(j, "gnio", gnio_version());
 	json_bool(j, "gnio_built_with_cuda", gnio_built_with_cuda());
+	json_str(j, "gnio_cuda_architectures", gnio_cuda_architectures());
 	json_str(j, "cuda_runtime", c->rt_version ? probe_cuda_ver_str(c->rt_version, b, sizeof(b)) : NULL);
 	json_str(j, "cuda_driver", c->drv_version ? probe_cuda_ver_str(c->drv_version, b, sizeof(b)) : NULL);
 	json_str_or_null(j, "nvcc", c->nvcc_version);

@@ -2,9 +2,9 @@
 /*
  * tools/gnio/cmd_gen.c - `gnio gen`: put generated frames on a wire.
  *
- * Drives the wire's ops table directly (no queue, proxy or device), so it can
- * feed a gnio pipeline from the other end of a veth pair, fill a pcap file,
- * or measure a wire's send rate by itself.
+ * Sends on a TX queue of the host datapath (gnio_eth_txq_send_burst: no proxy,
+ * no device), so it can feed a gnio pipeline from the other end of a veth
+ * pair, fill a pcap file, or measure a wire's send rate by itself.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,10 +15,6 @@
 
 #include "commands.h"
 #include "json.h"
-#include "gnio/dev.h"
-#include "gnio/gen.h"
-#include "eth/dev_priv.h"
-#include "eth/gen_priv.h"
 #include "wireopt.h"
 
 #define GEN_RING 4096u /* frame buffers the wire may still hold (tx_reap) */
@@ -56,14 +52,14 @@ int gnio_cmd_gen(int argc, char **argv)
 	struct wireopt wo = {.cmd = "gnio gen", .proto_hint = " (udp|dns|tcp|http|icmp|arp|mix)", .gen = &cfg,
 			     .usage = gen_usage, .exit = -1};
 	struct gnio_wire_caps caps;
-	struct gnio_wire_frame *fr = NULL;
+	struct gnio_eth_pkt *fr = NULL;
 	struct gnio_gen *gen = NULL;
 	struct gnio_dev *dev = NULL;
 	uint8_t *bufs = NULL;
 	const char *spec;
 	unsigned burst = 64;
 	int json = 0, opt, st, rc = GNIO_EXIT_FAIL;
-	void *txq = NULL;
+	struct gnio_eth_txq *txq = NULL;
 	char why[160];
 
 	gnio_gen_cfg_init(&cfg);
@@ -101,7 +97,7 @@ int gnio_cmd_gen(int argc, char **argv)
 		rc = GNIO_EXIT_USAGE;
 		goto out;
 	}
-	st = wireopt_queue_open(&wo, dev, 1, cfg.frame_size, GEN_RING, burst, &txq, &caps);
+	st = wireopt_txq_open(&wo, dev, GEN_RING, burst, &txq, &caps);
 	if (st != GNIO_EXIT_OK) {
 		rc = st;
 		goto out;
@@ -153,19 +149,20 @@ int gnio_cmd_gen(int argc, char **argv)
 
 			fr[i].data = b;
 			fr[i].len = gnio_gen_fill(gen, cfg.first_seq + s, b, cfg.frame_size);
-			fr[i].send_at_ns = 0;
 			built = s + 1;
 		}
-		unsigned took = n ? dev->ops->tx_burst(txq, fr, (unsigned)n) : 0;
+		uint32_t took = 0, completed = 0;
+		if (n && gnio_eth_txq_send_burst(txq, fr, (uint32_t)n, &took) != GNIO_SUCCESS) {
+			fprintf(stderr, "gnio gen: %s\n", gnio_last_error_msg());
+			break;
+		}
 
 		accepted += took;
 		/* frames not taken stay built: slide them to the front */
 		if (took && built > accepted)
 			memmove(fr, fr + took, (size_t)(built - accepted) * sizeof(*fr));
-		if (dev->ops->tx_reap)
-			done += dev->ops->tx_reap(txq);
-		else
-			done = accepted;
+		gnio_eth_txq_poll_completions(txq, &completed);
+		done += completed;
 		if (took) {
 			last_progress = now;
 		} else {
@@ -177,13 +174,15 @@ int gnio_cmd_gen(int argc, char **argv)
 		}
 	}
 	/* wait for the wire to finish what it accepted */
-	for (uint64_t t = wireopt_mono_ns();
-	     dev->ops->tx_reap && done < accepted && wireopt_mono_ns() - t < 5000000000ull;)
-		done += dev->ops->tx_reap(txq);
+	for (uint64_t t = wireopt_mono_ns(); done < accepted && wireopt_mono_ns() - t < 5000000000ull;) {
+		uint32_t completed = 0;
+		gnio_eth_txq_poll_completions(txq, &completed);
+		done += completed;
+	}
 	double secs = (double)(wireopt_mono_ns() - t0) / 1e9;
 	double pps = secs > 0 ? (double)accepted / secs : 0;
 
-	dev->ops->caps(dev->wire, &caps);
+	gnio_devinfo_get_caps(gnio_dev_as_devinfo(dev), &caps);
 	if (json) {
 		struct json j;
 
@@ -213,8 +212,7 @@ int gnio_cmd_gen(int argc, char **argv)
 		rc = GNIO_EXIT_OK;
 	(void)stalls;
 out:
-	if (txq)
-		dev->ops->txq_close(txq);
+	wireopt_txq_close(txq);
 	if (dev)
 		gnio_dev_close(dev);
 	gnio_gen_free(gen);

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "pipeline.h"
+#include "gnio/device/gnio_dev.h"
 
 struct rb_log {
 	struct json *j; /* NULL: human lines */
@@ -42,7 +43,7 @@ static gnio_error_t hung_body(const struct gnio_runner_launch *l)
 {
 	uint64_t beat = 0;
 	while (!__atomic_load_n(&hang_release, __ATOMIC_ACQUIRE)) {
-		gnio_dev_kernel_heartbeat(l->ctl, ++beat);
+		gnio_gpu_dev_kernel_heartbeat(l->ctl, ++beat);
 		sleep_ms(1);
 	}
 	return GNIO_SUCCESS;

@@ -2,8 +2,8 @@
 /*
  * tools/gnio/cmd_sink.c - `gnio sink`: receive and count frames from a wire.
  *
- * Drives the wire's ops table directly, so it checks a wire (or the far end of
- * a gnio pipeline) without a device. Counts per protocol with the same
+ * Receives on an RX queue of the host datapath (gnio_eth_rxq_recv_burst), so
+ * it checks a wire (or the far end of a gnio pipeline) without a device. Counts per protocol with the same
  * classifier the apps use and, with --verify, checks each generator stamp,
  * the frame bytes and the sequence order.
  */
@@ -14,11 +14,10 @@
 #include <time.h>
 
 #include "commands.h"
+#include "flowreport.h"
 #include "json.h"
 #include "gnio/apps/classify.h"
-#include "gnio/dev.h"
-#include "gnio/gen.h"
-#include "eth/dev_priv.h"
+#include "gnio/flow.h"
 #include "wireopt.h"
 
 static void sink_usage(FILE *f)
@@ -34,6 +33,8 @@ static void sink_usage(FILE *f)
 		"  --proto P --size N --flows F --first-seq S   the generator settings to verify against\n"
 		"  --max-frame N    largest frame accepted; longer ones count as too_big\n"
 		"  --queue Q        wire queue (default 0)\n"
+		"  --flow FILE      steering rules (docs/flow.md): frames are classified and each rule's hits\n"
+		"                   reported; on afxdp the XDP program applies them (kernel/drop never arrive)\n"
 		"  --json           print one JSON object as the last line\n"
 		"  -h, --help       this text\n"
 		"Prints 'gnio sink: ready' on stderr once the queue is open.\n"
@@ -50,22 +51,26 @@ int gnio_cmd_sink(int argc, char **argv)
 		{"size", required_argument, 0, 's'}, {"flows", required_argument, 0, 'f'},
 		{"first-seq", required_argument, 0, 'S'}, {"max-frame", required_argument, 0, 'm'},
 		{"queue", required_argument, 0, 'q'}, {"json", no_argument, 0, 'j'},
+		{"flow", required_argument, 0, 'F'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	enum { BURST = 64 };
-	struct gnio_wire_frame fr[BURST];
+	struct gnio_eth_pkt fr[BURST];
 	struct gnio_gen_cfg gcfg;
 	struct wireopt wo = {.cmd = "gnio sink", .proto_hint = "", .gen = &gcfg, .usage = sink_usage, .exit = -1};
 	struct gnio_wire_caps caps;
-	struct gnio_wire_rxq_stats ws = {0}, ws0 = {0};
+	struct gnio_eth_rxq_stats qs;
 	struct gnio_dev *dev = NULL;
-	const char *spec;
+	const char *spec, *flow_file = NULL;
+	struct gnio_flow *flow = NULL;
+	struct gnio_flow_reader *flow_rd = NULL;
+	uint64_t flow_per_action[GNIO_FLOW_ACTION_COUNT_] = {0};
 	double duration = 10, idle = 0;
 	uint64_t count = 0;
 	uint32_t max_frame = 0;
 	int verify = 0, json = 0, opt, st, rc = GNIO_EXIT_FAIL;
 	uint8_t *bufs = NULL;
-	void *rxq = NULL;
+	struct gnio_eth_rxq *rxq = NULL;
 
 	gnio_gen_cfg_init(&gcfg);
 	optind = 1;
@@ -79,6 +84,7 @@ int gnio_cmd_sink(int argc, char **argv)
 		case 'v': verify = 1; break;
 		case 'm': max_frame = (uint32_t)strtoul(optarg, &end, 0); break;
 		case 'j': json = 1; break;
+		case 'F': flow_file = optarg; break;
 		}
 		if (wireopt_bad_number(&wo, end, optarg))
 			return GNIO_EXIT_USAGE;
@@ -101,7 +107,22 @@ int gnio_cmd_sink(int argc, char **argv)
 		rc = GNIO_EXIT_USAGE;
 		goto out;
 	}
-	st = wireopt_queue_open(&wo, dev, 0, max_frame, 4096, BURST, &rxq, &caps);
+	if (flow_file) {
+		/* before the queue: on afxdp the rules are in the XDP program
+		 * from the first frame on */
+		gnio_error_t fe = gnio_flow_create(dev, &flow);
+
+		if (!fe)
+			fe = gnio_flow_load_file(flow, flow_file);
+		if (!fe)
+			fe = gnio_flow_reader_create(flow, (uint16_t)wo.queue, &flow_rd);
+		if (fe) {
+			fprintf(stderr, "gnio sink: %s\n", gnio_last_error_msg());
+			rc = gnio_cli_exit(fe);
+			goto out;
+		}
+	}
+	st = wireopt_rxq_open(&wo, dev, max_frame, BURST, &rxq, &caps);
 	if (st != GNIO_EXIT_OK) {
 		rc = st;
 		goto out;
@@ -111,11 +132,10 @@ int gnio_cmd_sink(int argc, char **argv)
 		fprintf(stderr, "gnio sink: out of memory\n");
 		goto out;
 	}
-	dev->ops->rxq_stats(rxq, &ws0); /* counters of a reused socket start here */
 	wireopt_catch_signals();
 	fprintf(stderr, "gnio sink: ready on %s (%s)\n", spec, caps.mode);
 
-	uint64_t rx = 0, bytes = 0, too_big = 0, runt = 0, per[GNIO_PROTO_COUNT] = {0};
+	uint64_t rx = 0, bytes = 0, too_big = 0, runt = 0, overflow = 0, per[GNIO_PROTO_COUNT] = {0};
 	uint64_t v_ok = 0, v_bad = 0, v_nostamp = 0, v_ooo = 0, v_gap = 0, next_seq = gcfg.first_seq;
 	uint64_t first_seq = 0, last_seq = 0;
 	uint64_t t0 = wireopt_mono_ns(), t_first = 0, t_last = 0, last_stats = t0;
@@ -127,7 +147,11 @@ int gnio_cmd_sink(int argc, char **argv)
 			fr[i].cap = max_frame;
 			fr[i].len = 0;
 		}
-		unsigned got = dev->ops->rx_burst(rxq, fr, BURST);
+		uint32_t got = 0;
+		if (gnio_eth_rxq_recv_burst(rxq, fr, BURST, &got) != GNIO_SUCCESS) {
+			fprintf(stderr, "gnio sink: %s\n", gnio_last_error_msg());
+			break;
+		}
 		uint64_t now;
 
 		if (got) {
@@ -144,18 +168,23 @@ int gnio_cmd_sink(int argc, char **argv)
 				nanosleep(&ns, NULL);
 			}
 		}
+		if (flow_rd && got) {
+			struct gnio_flow_frame ff[BURST];
+			struct gnio_flow_result fres[BURST];
+			unsigned nf = 0;
+
+			for (unsigned i = 0; i < got; i++)
+				ff[nf].data = fr[i].data, ff[nf++].len = fr[i].len;
+			gnio_flow_classify(flow_rd, ff, nf, fres);
+			for (unsigned i = 0; i < nf; i++)
+				flow_per_action[fres[i].action]++;
+		}
+		/* The queue counts too_big and runt frames; what it returns is
+		 * whole frames. */
 		for (unsigned i = 0; i < got; i++) {
-			const struct gnio_wire_frame *f = &fr[i];
+			const struct gnio_eth_pkt *f = &fr[i];
 			uint64_t seq;
 
-			if (f->len > f->cap) {
-				too_big++;
-				continue;
-			}
-			if (f->len < 14) {
-				runt++;
-				continue;
-			}
 			rx++;
 			bytes += f->len;
 			per[gnio_classify(f->data, f->len)]++;
@@ -182,10 +211,13 @@ int gnio_cmd_sink(int argc, char **argv)
 			}
 		}
 		if (now - last_stats > 100000000ull || (count && rx + too_big + runt >= count)) {
-			dev->ops->rxq_stats(rxq, &ws);
+			gnio_eth_rxq_get_stats(rxq, &qs);
+			too_big = qs.dropped[GNIO_DROP_TOO_BIG];
+			runt = qs.dropped[GNIO_DROP_RUNT];
+			overflow = qs.dropped[GNIO_DROP_WIRE_OVERFLOW];
 			last_stats = now;
 		}
-		if (count && rx + too_big + runt + (ws.overflow - ws0.overflow) >= count) {
+		if (count && rx + too_big + runt + overflow >= count) {
 			/* one more look: frames still in flight */
 			if (!got)
 				break;
@@ -195,8 +227,10 @@ int gnio_cmd_sink(int argc, char **argv)
 		if (idle > 0 && t_last && now - t_last >= (uint64_t)(idle * 1e9))
 			break;
 	}
-	dev->ops->rxq_stats(rxq, &ws);
-	uint64_t overflow = ws.overflow - ws0.overflow;
+	gnio_eth_rxq_get_stats(rxq, &qs);
+	too_big = qs.dropped[GNIO_DROP_TOO_BIG];
+	runt = qs.dropped[GNIO_DROP_RUNT];
+	overflow = qs.dropped[GNIO_DROP_WIRE_OVERFLOW];
 	double secs = (double)(wireopt_mono_ns() - t0) / 1e9;
 	double active = t_last > t_first ? (double)(t_last - t_first) / 1e9 : 0;
 	double pps = active > 0 && rx > 1 ? (double)(rx - 1) / active : 0;
@@ -232,6 +266,23 @@ int gnio_cmd_sink(int argc, char **argv)
 			json_u64(&j, "last_seq", last_seq);
 			json_obj_end(&j);
 		}
+		if (flow) {
+			struct gnio_flow_stats fst = {.struct_size = sizeof(fst)};
+
+			gnio_flow_get_stats(flow, &fst);
+			json_obj_begin(&j, "flow");
+			json_str(&j, "file", flow_file);
+			flowreport_json(&j, flow);
+			json_u64(&j, "frames", fst.frames);
+			json_u64(&j, "xdp_frames", fst.xdp_frames);
+			json_u64(&j, "xdp_no_socket", fst.xdp_no_socket);
+			/* what reached the sink, by the action the proxy-side classifier gave it */
+			json_obj_begin(&j, "received_by_action");
+			for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
+				json_u64(&j, gnio_flow_action_name((enum gnio_flow_action_type)a), flow_per_action[a]);
+			json_obj_end(&j);
+			json_obj_end(&j);
+		}
 		json_dbl(&j, "elapsed_s", secs);
 		json_dbl(&j, "active_s", active);
 		json_dbl(&j, "pps", pps);
@@ -246,6 +297,10 @@ int gnio_cmd_sink(int argc, char **argv)
 		for (int p = 0; p < GNIO_PROTO_COUNT; p++)
 			if (per[p])
 				printf("  %-10s %llu\n", gnio_proto_name(p), (unsigned long long)per[p]);
+		if (flow) {
+			printf("  flow %s (hits per rule):\n", flow_file);
+			flowreport_print(stdout, flow, 1);
+		}
 		if (verify)
 			printf("  verify: ok %llu bad %llu no_stamp %llu out_of_order %llu gaps %llu\n",
 			       (unsigned long long)v_ok, (unsigned long long)v_bad, (unsigned long long)v_nostamp,
@@ -257,8 +312,11 @@ int gnio_cmd_sink(int argc, char **argv)
 	if (count && rx < count)
 		rc = GNIO_EXIT_FAIL;
 out:
-	if (rxq)
-		dev->ops->rxq_close(rxq);
+	if (flow_rd)
+		gnio_flow_reader_destroy(flow_rd);
+	if (flow)
+		gnio_flow_destroy(flow);
+	wireopt_rxq_close(rxq);
 	if (dev)
 		gnio_dev_close(dev);
 	free(bufs);

@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "pipeline.h"
+#include "gnio/impl/atomics.h"
 
 #define MAX_ITERS 64
 #define MAX_STEPS 8
@@ -266,7 +267,7 @@ static void negative(const struct topts *o, const char *gpu, const struct caps_s
 		return;
 	}
 	/* 1: a queue type no wire has. */
-	gnio_error_t e = gnio_eth_rxq_cap_is_type_supported(gnio_dev_as_devinfo(dev), (enum gnio_eth_rxq_type)99);
+	gnio_error_t e = gnio_eth_rxq_cap_is_type_supported(gnio_dev_as_devinfo(dev), (enum gnio_eth_rxq_type)99, GNIO_ETH_RXQ_DATA_PATH_TYPE_GPU);
 	k = strlen(d);
 	strfmt(d + k, sizeof(d) - k, "rxq type 99: %s; ", gnio_error_get_name(e));
 	bad |= e != GNIO_ERROR_NOT_SUPPORTED;
@@ -432,14 +433,18 @@ static int write_bundle(const char *dir, const char *verdict, const struct iter 
 	char msg[256];
 	strfmt(path, sizeof(path), "%s/caps.json", dir);
 	if ((f = fopen(path, "w"))) {
+		struct json j;
+		json_init(&j, f, 1);
 		if (caps_collect(o->wire, gpu, &s, &stage, msg, sizeof(msg)) == GNIO_SUCCESS) {
-			struct json j;
-			json_init(&j, f, 1);
 			caps_json(&j, NULL, &s);
-			json_finish(&j);
 		} else {
-			fprintf(f, "{\"error\": \"caps unavailable\"}\n");
+			json_obj_begin(&j, NULL);
+			json_str(&j, "error", "caps unavailable");
+			json_str(&j, "stage", stage);
+			json_str(&j, "detail", msg);
+			json_obj_end(&j);
 		}
+		json_finish(&j);
 		fclose(f);
 	}
 	strfmt(path, sizeof(path), "%s/log.txt", dir);

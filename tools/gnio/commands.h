@@ -13,6 +13,11 @@
 #define GNIO_EXIT_ENV 3
 #define GNIO_EXIT_SKIP 77
 
+/* The exit code for a library error, the same in every verb: usage for a
+ * bad value, environment for what the machine lacks (device, interface,
+ * privilege, memory, a busy resource), failure otherwise. */
+int gnio_cli_exit(int gnio_error);
+
 typedef int (*gnio_cmd_fn)(int argc, char **argv);
 
 #define GNIO_CMD_DECL(name) int name(int argc, char **argv) __attribute__((weak))
@@ -27,5 +32,6 @@ GNIO_CMD_DECL(gnio_cmd_test);
 GNIO_CMD_DECL(gnio_cmd_debug);
 GNIO_CMD_DECL(gnio_cmd_rollback);
 GNIO_CMD_DECL(gnio_cmd_version);
+GNIO_CMD_DECL(gnio_cmd_flow);
 
 #endif

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+/* tools/gnio/json.c - the CLI's JSON writer over jansson (see json.h). */
+#include <jansson.h>
+
 #include "json.h"
+#undef json_null /* below, json_null() is jansson's constructor */
+
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void json_init(struct json *j, FILE *f, int pretty)
@@ -10,131 +16,114 @@ void json_init(struct json *j, FILE *f, int pretty)
 	j->pretty = pretty;
 }
 
-static void indent(struct json *j)
+/* Attach v (a new reference, consumed) under key in the innermost open
+ * container, or make it the document. Keys keep their insertion order. */
+static void put(struct json *j, const char *key, json_t *v)
 {
-	if (!j->pretty)
+	if (!v)
+		return; /* out of memory: the member is left out */
+	if (j->too_deep) {
+		json_decref(v);
 		return;
-	fputc('\n', j->f);
-	for (int i = 0; i < j->depth; i++)
-		fputs("  ", j->f);
-}
-
-static void put_escaped(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (c < 0x20)
-				fprintf(f, "\\u%04x", c);
-			else
-				fputc(c, f);
-		}
 	}
-	fputc('"', f);
-}
-
-static void key(struct json *j, const char *k)
-{
-	if (j->need_comma[j->depth])
-		fputc(',', j->f);
-	j->need_comma[j->depth] = 1;
-	if (j->depth > 0)
-		indent(j);
-	if (k) {
-		put_escaped(j->f, k);
-		fputs(j->pretty ? ": " : ":", j->f);
+	if (j->depth == 0) {
+		json_decref(j->root);
+		j->root = v;
+		return;
 	}
+	json_t *parent = j->open[j->depth - 1];
+	if (json_is_object(parent))
+		json_object_set_new(parent, key ? key : "", v); /* decrefs v on failure */
+	else
+		json_array_append_new(parent, v);
 }
 
-void json_obj_begin(struct json *j, const char *k)
+/* The open stack holds a reference of its own to each container, so a
+ * container that could not be attached is still safe to write into. */
+static void begin(struct json *j, const char *key, json_t *c)
 {
-	key(j, k);
-	fputc('{', j->f);
-	if (j->depth < 31)
-		j->depth++;
-	j->need_comma[j->depth] = 0;
+	if (j->too_deep || j->depth == JSON_MAX_DEPTH || !c) {
+		json_decref(c);
+		j->too_deep++; /* everything until the matching end is left out */
+		return;
+	}
+	put(j, key, json_incref(c));
+	j->open[j->depth++] = c;
 }
 
-void json_obj_end(struct json *j)
+static void end(struct json *j)
 {
-	int had = j->need_comma[j->depth];
-	if (j->depth > 0)
-		j->depth--;
-	if (had)
-		indent(j);
-	fputc('}', j->f);
+	if (j->too_deep)
+		j->too_deep--;
+	else if (j->depth > 0)
+		json_decref(j->open[--j->depth]);
 }
 
-void json_arr_begin(struct json *j, const char *k)
-{
-	key(j, k);
-	fputc('[', j->f);
-	if (j->depth < 31)
-		j->depth++;
-	j->need_comma[j->depth] = 0;
-}
+void json_obj_begin(struct json *j, const char *key) { begin(j, key, json_object()); }
+void json_obj_end(struct json *j) { end(j); }
+void json_arr_begin(struct json *j, const char *key) { begin(j, key, json_array()); }
+void json_arr_end(struct json *j) { end(j); }
 
-void json_arr_end(struct json *j)
+/* jansson takes UTF-8 only. Text that is not (a path or a driver string in
+ * another encoding) keeps its ASCII and shows '?' for every other byte,
+ * rather than losing the member. */
+static json_t *string_value(const char *val)
 {
-	int had = j->need_comma[j->depth];
-	if (j->depth > 0)
-		j->depth--;
-	if (had)
-		indent(j);
-	fputc(']', j->f);
-}
-
-void json_str(struct json *j, const char *k, const char *v)
-{
-	key(j, k);
+	json_t *v = json_string(val);
 	if (v)
-		put_escaped(j->f, v);
-	else
-		fputs("null", j->f);
+		return v;
+	char *ascii = strdup(val);
+	if (!ascii)
+		return NULL;
+	for (char *c = ascii; *c; c++)
+		if ((unsigned char)*c >= 0x80)
+			*c = '?';
+	v = json_string(ascii);
+	free(ascii);
+	return v;
 }
 
-void json_u64(struct json *j, const char *k, uint64_t v)
+void json_str(struct json *j, const char *key, const char *val)
 {
-	key(j, k);
-	fprintf(j->f, "%llu", (unsigned long long)v);
+	put(j, key, val ? string_value(val) : json_null());
 }
 
-void json_i64(struct json *j, const char *k, int64_t v)
+void json_u64(struct json *j, const char *key, uint64_t val)
 {
-	key(j, k);
-	fprintf(j->f, "%lld", (long long)v);
+	put(j, key, val <= INT64_MAX ? json_integer((json_int_t)val) : json_real((double)val));
 }
 
-void json_dbl(struct json *j, const char *k, double v)
+void json_i64(struct json *j, const char *key, int64_t val)
 {
-	key(j, k);
-	if (isfinite(v))
-		fprintf(j->f, "%.6g", v);
-	else
-		fputs("null", j->f);
+	put(j, key, json_integer((json_int_t)val));
 }
 
-void json_bool(struct json *j, const char *k, int v)
+void json_dbl(struct json *j, const char *key, double val)
 {
-	key(j, k);
-	fputs(v ? "true" : "false", j->f);
+	put(j, key, isfinite(val) ? json_real(val) : json_null());
 }
 
-void json_null(struct json *j, const char *k)
+void json_bool(struct json *j, const char *key, int val)
 {
-	key(j, k);
-	fputs("null", j->f);
+	put(j, key, json_boolean(val));
+}
+
+void json_put_null(struct json *j, const char *key)
+{
+	put(j, key, json_null());
 }
 
 void json_finish(struct json *j)
 {
+	size_t flags = JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6) |
+		       (j->pretty ? JSON_INDENT(2) : JSON_COMPACT);
+	if (j->root)
+		json_dumpf(j->root, j->f, flags);
 	fputc('\n', j->f);
 	fflush(j->f);
+	while (j->depth > 0) /* containers left open by the caller */
+		json_decref(j->open[--j->depth]);
+	json_decref(j->root);
+	j->root = NULL;
+	j->too_deep = 0;
 }

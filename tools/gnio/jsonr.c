@@ -1,237 +1,105 @@
 /* SPDX-License-Identifier: MIT */
-/* tools/gnio/jsonr.c - recursive-descent JSON reader (see jsonr.h). */
+/* tools/gnio/jsonr.c - JSON reading over jansson (see jsonr.h): jansson
+ * parses, this file only hands its values over as a jv tree. */
 #include "jsonr.h"
 
-#include <ctype.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct jp {
-	const char *s;
-	const char *err;
-	int depth;
-};
+/* Decode flags: any top-level value; a repeated member name is an error
+ * rather than a silent "last one wins". */
+#define JV_DECODE (JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
 
-static void ws(struct jp *p)
-{
-	while (*p->s && isspace((unsigned char)*p->s))
-		p->s++;
-}
-
-static struct jv *node(enum jv_type t)
+static struct jv *from_jansson(const json_t *in, const char *key)
 {
 	struct jv *v = calloc(1, sizeof(*v));
-	if (v)
-		v->type = t;
-	return v;
-}
-
-static char *pstring(struct jp *p)
-{
-	/* p->s at the opening quote */
-	const char *q = ++p->s;
-	size_t cap = 16, n = 0;
-	char *out = malloc(cap);
-	if (!out)
-		return NULL;
-	while (*q && *q != '"') {
-		char c = *q++;
-		if (c == '\\') {
-			c = *q++;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'u': {
-				unsigned u = 0;
-				if (sscanf(q, "%4x", &u) != 1) {
-					free(out);
-					p->err = "bad \\u escape";
-					return NULL;
-				}
-				q += 4;
-				c = u < 0x80 ? (char)u : '?';
-				break;
-			}
-			case 0:
-				free(out);
-				p->err = "unterminated string";
-				return NULL;
-			default: break; /* \" \\ \/ */
-			}
-		}
-		if (n + 2 > cap) {
-			char *t = realloc(out, cap *= 2);
-			if (!t) {
-				free(out);
-				return NULL;
-			}
-			out = t;
-		}
-		out[n++] = c;
-	}
-	if (*q != '"') {
-		free(out);
-		p->err = "unterminated string";
-		return NULL;
-	}
-	out[n] = 0;
-	p->s = q + 1;
-	return out;
-}
-
-static struct jv *pvalue(struct jp *p);
-
-static struct jv *pcontainer(struct jp *p, int obj)
-{
-	struct jv *v = node(obj ? JV_OBJ : JV_ARR), **tail;
 	if (!v)
 		return NULL;
-	tail = &v->child;
-	p->s++;
-	ws(p);
-	if (*p->s == (obj ? '}' : ']')) {
-		p->s++;
-		return v;
-	}
-	for (;;) {
-		char *key = NULL;
-		ws(p);
-		if (obj) {
-			if (*p->s != '"') {
-				p->err = "expected a member name";
-				goto fail;
-			}
-			key = pstring(p);
-			if (!key)
-				goto fail;
-			ws(p);
-			if (*p->s != ':') {
-				free(key);
-				p->err = "expected ':'";
-				goto fail;
-			}
-			p->s++;
-		}
-		struct jv *c = pvalue(p);
-		if (!c) {
-			free(key);
-			goto fail;
-		}
-		c->key = key;
-		*tail = c;
-		tail = &c->next;
-		ws(p);
-		if (*p->s == ',') {
-			p->s++;
-			continue;
-		}
-		if (*p->s == (obj ? '}' : ']')) {
-			p->s++;
-			return v;
-		}
-		p->err = obj ? "expected ',' or '}'" : "expected ',' or ']'";
+	if (key && !(v->key = strdup(key)))
 		goto fail;
+	switch (json_typeof(in)) {
+	case JSON_OBJECT: {
+		const char *k;
+		json_t *m;
+		struct jv **tail = &v->child;
+		v->type = JV_OBJ;
+		json_object_foreach((json_t *)in, k, m) {
+			if (!(*tail = from_jansson(m, k)))
+				goto fail;
+			tail = &(*tail)->next;
+		}
+		break;
 	}
+	case JSON_ARRAY: {
+		size_t i;
+		json_t *m;
+		struct jv **tail = &v->child;
+		v->type = JV_ARR;
+		json_array_foreach(in, i, m) {
+			if (!(*tail = from_jansson(m, NULL)))
+				goto fail;
+			tail = &(*tail)->next;
+		}
+		break;
+	}
+	case JSON_STRING:
+		v->type = JV_STR;
+		if (!(v->str = strdup(json_string_value(in))))
+			goto fail;
+		break;
+	case JSON_INTEGER:
+	case JSON_REAL:
+		v->type = JV_NUM;
+		v->num = json_number_value(in);
+		/* 15 digits give back what a decimal of up to 15 digits said */
+		if (!(v->str = json_dumps(in, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15))))
+			goto fail;
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		v->type = JV_BOOL;
+		v->b = json_is_true(in);
+		break;
+	case JSON_NULL:
+		v->type = JV_NULL;
+		break;
+	}
+	return v;
 fail:
 	jv_free(v);
 	return NULL;
 }
 
-static struct jv *pvalue(struct jp *p)
+static struct jv *hand_over(json_t *doc, const json_error_t *e, char *err, size_t err_len)
 {
-	struct jv *v;
-	ws(p);
-	if (++p->depth > 64) {
-		p->err = "nested too deep";
+	if (!doc) {
+		if (err)
+			snprintf(err, err_len, "%s at line %d, column %d", e->text, e->line, e->column);
 		return NULL;
 	}
-	switch (*p->s) {
-	case '{':
-	case '[':
-		v = pcontainer(p, *p->s == '{');
-		break;
-	case '"':
-		v = node(JV_STR);
-		if (v && !(v->str = pstring(p))) {
-			free(v);
-			v = NULL;
-		}
-		break;
-	case 't':
-	case 'f':
-	case 'n': {
-		const char *w = *p->s == 't' ? "true" : *p->s == 'f' ? "false" : "null";
-		if (strncmp(p->s, w, strlen(w))) {
-			p->err = "bad literal";
-			return NULL;
-		}
-		v = node(*w == 'n' ? JV_NULL : JV_BOOL);
-		if (v)
-			v->b = *w == 't';
-		p->s += strlen(w);
-		break;
-	}
-	default: {
-		char *end;
-		double d = strtod(p->s, &end);
-		if (end == p->s) {
-			p->err = "unexpected character";
-			return NULL;
-		}
-		v = node(JV_NUM);
-		if (v) {
-			v->num = d;
-			v->str = strndup(p->s, (size_t)(end - p->s));
-		}
-		p->s = end;
-	}
-	}
-	p->depth--;
+	struct jv *v = from_jansson(doc, NULL);
+	json_decref(doc);
+	if (!v && err)
+		snprintf(err, err_len, "out of memory");
 	return v;
 }
 
 struct jv *jv_parse(const char *text, char *err, size_t err_len)
 {
-	struct jp p = {.s = text};
-	struct jv *v = pvalue(&p);
-	if (v) {
-		ws(&p);
-		if (*p.s) {
-			p.err = "trailing characters";
-			jv_free(v);
-			v = NULL;
-		}
-	}
-	if (!v && err)
-		snprintf(err, err_len, "%s at offset %ld", p.err ? p.err : "out of memory", (long)(p.s - text));
-	return v;
+	json_error_t e;
+	return hand_over(json_loads(text, JV_DECODE, &e), &e, err, err_len);
 }
 
 struct jv *jv_parse_file(const char *path, char *err, size_t err_len)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, err_len, "cannot open %s", path);
+	json_error_t e;
+	json_t *doc = json_load_file(path, JV_DECODE, &e);
+	if (!doc && e.line < 0) { /* not a parse error: the file itself */
+		snprintf(err, err_len, "%s", e.text);
 		return NULL;
 	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		free(buf);
-		snprintf(err, err_len, "cannot read %s", path);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = 0;
-	struct jv *v = jv_parse(buf, err, err_len);
-	free(buf);
-	return v;
+	return hand_over(doc, &e, err, err_len);
 }
 
 void jv_free(struct jv *v)
@@ -281,7 +149,7 @@ void jv_flatten(const struct jv *v, const char *prefix, FILE *out)
 		break;
 	case JV_NULL: fprintf(out, "%s = null\n", prefix); break;
 	case JV_BOOL: fprintf(out, "%s = %s\n", prefix, v->b ? "true" : "false"); break;
-	case JV_NUM: fprintf(out, "%s = %s\n", prefix, v->str ? v->str : "?"); break;
+	case JV_NUM: fprintf(out, "%s = %s\n", prefix, v->str); break;
 	case JV_STR: fprintf(out, "%s = \"%s\"\n", prefix, v->str); break;
 	}
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/gnio/jsonr.h - a small JSON reader for files the CLI itself wrote
- * (version matrix, configure snapshots, debug captures). Parses into a tree;
- * strings are unescaped for the common escapes, \uXXXX below 0x80 only.
+ * tools/gnio/jsonr.h - reading JSON files the CLI itself wrote (version
+ * matrix, configure snapshots, debug captures). jansson parses; the result
+ * is handed over as a small tree that the callers walk (child/next) and look
+ * up by key.
  */
 #ifndef GNIO_TOOLS_JSONR_H
 #define GNIO_TOOLS_JSONR_H
@@ -15,14 +16,14 @@ enum jv_type { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
 struct jv {
 	enum jv_type type;
 	char *key;          /* member name inside an object, else NULL */
-	char *str;          /* JV_STR value; JV_NUM original text */
+	char *str;          /* JV_STR value; JV_NUM as jansson writes it */
 	double num;
 	int b;
-	struct jv *child;   /* first element / member */
+	struct jv *child;   /* first element / member, in document order */
 	struct jv *next;    /* next sibling */
 };
 
-/* Parse text; NULL on error with a reason in err. */
+/* Parse text; NULL on error with jansson's reason, line and column in err. */
 struct jv *jv_parse(const char *text, char *err, size_t err_len);
 struct jv *jv_parse_file(const char *path, char *err, size_t err_len);
 void jv_free(struct jv *v);

@@ -11,7 +11,7 @@ struct verb {
 	const char *summary;
 };
 
-static gnio_cmd_fn run_fn, gen_fn, sink_fn, env_fn, caps_fn, vm_fn, cfg_fn, test_fn, dbg_fn, rb_fn;
+static gnio_cmd_fn run_fn, gen_fn, sink_fn, env_fn, caps_fn, vm_fn, cfg_fn, test_fn, dbg_fn, rb_fn, flow_fn;
 
 static const struct verb verbs[] = {
 	{"run", &run_fn, "run the main job: a persistent kernel on a wire, with live stats"},
@@ -19,12 +19,33 @@ static const struct verb verbs[] = {
 	{"sink", &sink_fn, "receive and count frames from a wire"},
 	{"env", &env_fn, "one-shot environment probe"},
 	{"caps", &caps_fn, "dual (wire x device) capability snapshot"},
+	{"flow", &flow_fn, "check steering rules; classify a capture with them"},
 	{"version-matrix", &vm_fn, "look up which version introduced a capability"},
 	{"configure", &cfg_fn, "check preconditions and walk the bring-up"},
 	{"test", &test_fn, "the test loop: smoke, burst, tx_smoke, multi_gpu, negative"},
 	{"debug", &dbg_fn, "find the failing layer; capture and compare evidence"},
 	{"rollback", &rb_fn, "explain and exercise the safe teardown sequence"},
 };
+
+int gnio_cli_exit(int err)
+{
+	switch ((gnio_error_t)err) {
+	case GNIO_SUCCESS:
+		return GNIO_EXIT_OK;
+	case GNIO_ERROR_INVALID_VALUE:
+		return GNIO_EXIT_USAGE;
+	case GNIO_ERROR_NOT_FOUND:
+	case GNIO_ERROR_NOT_PERMITTED:
+	case GNIO_ERROR_NOT_SUPPORTED:
+	case GNIO_ERROR_NO_MEMORY:
+	case GNIO_ERROR_IN_USE:
+	case GNIO_ERROR_DRIVER:
+	case GNIO_ERROR_BAD_STATE:
+		return GNIO_EXIT_ENV;
+	default:
+		return GNIO_EXIT_FAIL;
+	}
+}
 
 static void usage(FILE *f)
 {
@@ -48,6 +69,7 @@ int main(int argc, char **argv)
 	test_fn = gnio_cmd_test;
 	dbg_fn = gnio_cmd_debug;
 	rb_fn = gnio_cmd_rollback;
+	flow_fn = gnio_cmd_flow;
 
 	if (argc < 2 || argv[1][0] == '-') {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

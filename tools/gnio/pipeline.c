@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* tools/gnio/pipeline.c - bring-up and rollback (see pipeline.h). */
+/* tools/gnio/pipeline.c - the verbs' bring-up and rollback over the library's
+ * gnio_pipeline (see pipeline.h). */
 #include "pipeline.h"
 
 #include <arpa/inet.h>
@@ -74,15 +75,6 @@ static const char *reason(gnio_error_t err)
 			return e_;                                                    \
 	} while (0)
 
-static gnio_error_t alloc(struct pipe *p, const char *what, size_t bytes, enum gnio_gpu_mem_type t, void **gptr,
-			  void **cptr)
-{
-	gnio_error_t err = gnio_gpu_mem_alloc(p->gpu, bytes, 4096, t, gptr, cptr);
-	if (!err && p->nallocs < 3)
-		p->allocs[p->nallocs++] = (struct pipe_alloc){what, *gptr, bytes, t};
-	return err;
-}
-
 static gnio_error_t open_peer(struct pipe *p)
 {
 	const struct gnio_devinfo *info = gnio_dev_as_devinfo(p->dev);
@@ -126,55 +118,43 @@ static gnio_error_t open_peer(struct pipe *p)
 
 gnio_error_t pipe_up(struct pipe *p, const struct pipe_cfg *cfg, pipe_step_fn fn, void *user)
 {
-	void *cpu;
 	memset(p, 0, sizeof(*p));
 	p->cfg = *cfg;
 	p->peer_fd = -1;
 
-	/* The eth layer comes first: a device handle is only taken from a
-	 * started queue. */
+	/* The wire and its far end first: the verb keeps them across the
+	 * pipeline's teardown, to re-verify the wire afterwards. */
 	STEP("open wire", "environment", gnio_dev_open(cfg->wire, &p->dev));
 	STEP("open peer end", "environment", open_peer(p));
-	/* The slot is the pool's stride; the queue's largest frame is the
-	 * smaller of it and what the wire carries (a netdev: MTU + header). */
-	struct gnio_wire_caps wc = {.struct_size = sizeof(wc)};
-	uint32_t max_pkt = cfg->slot;
-	if (gnio_devinfo_get_caps(gnio_dev_as_devinfo(p->dev), &wc) == GNIO_SUCCESS && wc.max_frame_size &&
-	    wc.max_frame_size < max_pkt)
-		max_pkt = wc.max_frame_size;
-	STEP("create eth rxq", "program", gnio_eth_rxq_create(p->dev, cfg->burst, max_pkt, &p->rxq));
-	STEP("rxq: set ring size", "program", gnio_eth_rxq_set_num_packets(p->rxq, cfg->ring));
-	if (cfg->with_tx) {
-		STEP("create eth txq", "program", gnio_eth_txq_create(p->dev, cfg->burst, &p->txq));
-		STEP("txq: set ring size", "program", gnio_eth_txq_set_num_packets(p->txq, cfg->tx_ring));
-	}
-	STEP("create device context", "environment", gnio_gpu_create(cfg->gpu, &p->gpu));
-	STEP("allocate RX payload pool (CPU_GPU)", "environment",
-	     alloc(p, "rx_pool", (size_t)cfg->ring * cfg->slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &p->rx_mem, &cpu));
-	STEP("create RX buffer array", "program", gnio_buf_arr_create(p->gpu, p->rx_mem, cfg->slot, cfg->ring, &p->rx_pool));
-	STEP("start RX buffer array", "program", gnio_buf_arr_start(p->rx_pool));
-	if (cfg->register_rx_pool)
-		STEP("register RX pool with rxq (before start)", "program", gnio_eth_rxq_set_pkt_buf(p->rxq, p->rx_pool));
-	if (cfg->with_tx) {
-		STEP("allocate TX payload pool (CPU_GPU)", "environment",
-		     alloc(p, "tx_pool", (size_t)cfg->tx_ring * cfg->slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &p->tx_mem, &cpu));
-		STEP("create TX buffer array", "program",
-		     gnio_buf_arr_create(p->gpu, p->tx_mem, cfg->slot, cfg->tx_ring, &p->tx_pool));
-		STEP("start TX buffer array", "program", gnio_buf_arr_start(p->tx_pool));
-		STEP("register TX pool with txq (before start)", "program", gnio_eth_txq_set_pkt_buf(p->txq, p->tx_pool));
-	}
-	STEP("bind rxq datapath to the device", "program", gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(p->rxq), p->gpu));
-	STEP("start rxq (proxy + GPU-visible ring)", "environment", gnio_ctx_start(gnio_eth_rxq_as_ctx(p->rxq)));
-	STEP("take GPU RX handle", "program", gnio_eth_rxq_get_gpu_handle(p->rxq, &p->rxh));
-	if (cfg->with_tx) {
-		STEP("bind txq datapath to the device", "program",
-		     gnio_ctx_set_datapath_on_gpu(gnio_eth_txq_as_ctx(p->txq), p->gpu));
-		STEP("start txq", "environment", gnio_ctx_start(gnio_eth_txq_as_ctx(p->txq)));
-		STEP("take GPU TX handle", "program", gnio_eth_txq_get_gpu_handle(p->txq, &p->txh));
-	}
-	STEP("allocate kernel counters", "environment",
-	     alloc(p, "app_stats", sizeof(struct gnio_app_stats), GNIO_GPU_MEM_TYPE_CPU_GPU, &p->stats_mem, &cpu));
-	p->stats_cpu = cpu;
+
+	struct gnio_pipeline_cfg pc;
+	gnio_pipeline_cfg_init(&pc, NULL, cfg->gpu);
+	pc.dev = p->dev;
+	pc.ring = cfg->ring;
+	pc.slot = cfg->slot;
+	pc.burst = cfg->burst;
+	pc.no_rx_pool = !cfg->register_rx_pool;
+	pc.tx = cfg->with_tx;
+	pc.tx_in_place = cfg->with_tx;
+	pc.tx_ring = cfg->tx_ring;
+	pc.user_mem = sizeof(struct gnio_app_stats);
+	pc.step_cb = fn;
+	pc.step_user = user;
+	gnio_error_t err = gnio_pipeline_create(&pc, &p->pl);
+	if (err)
+		return err;
+
+	struct gnio_pipeline_queue q;
+	gnio_pipeline_get_queue(p->pl, 0, &q);
+	p->gpu = gnio_pipeline_get_gpu(p->pl);
+	p->rxq = q.rxq;
+	p->txq = q.txq;
+	p->rxh = q.rxh;
+	p->txh = q.txh;
+	p->rx_mem = q.rx_mem;
+	p->stats_mem = q.user_mem_gpu;
+	p->stats_cpu = q.user_mem_cpu;
+	p->runner = q.runner;
 	p->args.rxq = p->rxh;
 	p->args.txq = p->txh;
 	p->args.stats = p->stats_mem;
@@ -182,31 +162,32 @@ gnio_error_t pipe_up(struct pipe *p, const struct pipe_cfg *cfg, pipe_step_fn fn
 	p->args.timeout_ns = 100000;
 	p->args.blocks = 1;
 	p->args.threads = 128;
-	p->args.recv_scope = 2;
-	STEP("create kernel runner (stop flag)", "program", gnio_runner_create(p->gpu, &p->runner));
+	p->args.recv_scope = GNIO_APP_SCOPE_BLOCK;
+	p->args.send_scope = GNIO_APP_SCOPE_THREAD;
 	return GNIO_SUCCESS;
 }
 
 gnio_error_t pipe_launch(struct pipe *p, const char *app, pipe_step_fn fn, void *user)
 {
 	const struct gnio_app *a = gnio_app_find(app);
-	gnio_runner_launch_fn lf = a ? (gnio_gpu_is_cpu(p->gpu) ? a->cpu : a->cuda) : NULL;
+	gnio_runner_launch_fn lf = gnio_app_launcher(a, gnio_gpu_is_cpu(p->gpu));
 	gnio_error_t err = !a ? GNIO_ERROR_NOT_FOUND : !lf ? GNIO_ERROR_NOT_SUPPORTED : GNIO_SUCCESS;
 	if (err)
 		gnio_set_error_msg_cli("app %s has no %s body in this build", app, gnio_gpu_get_backend(p->gpu));
 	else
-		err = gnio_runner_start(p->runner, lf, &p->args);
+		err = gnio_pipeline_launch(p->pl, 0, lf, &p->args);
 	if (fn)
 		fn(user, "launch persistent kernel", err, "program", err ? reason(err) : app);
 	return err;
 }
 
-/* Step 5: a new queue on the same wire, on the CPU device, receives a frame.
- * Proves the rollback left the wire (the parent of the GPU queues) usable. */
+/* Step 5: a new pipeline on the same open wire, on the CPU device, receives
+ * a frame from the peer. Proves the rollback left the wire (the parent of the
+ * GPU queues) usable. */
 static gnio_error_t reverify_wire(struct pipe *p, char *detail, size_t len)
 {
-	struct pipe_cfg c = p->cfg;
-	struct pipe v;
+	struct gnio_pipeline *v = NULL;
+	struct gnio_pipeline_queue q;
 	gnio_error_t err;
 	uint8_t frame[128];
 	struct gnio_gen_cfg g;
@@ -215,32 +196,23 @@ static gnio_error_t reverify_wire(struct pipe *p, char *detail, size_t len)
 		strfmt(detail, len, "skipped: re-verify drives the sw peer only");
 		return GNIO_SUCCESS;
 	}
-	/* Reuse the open wire and peer: only the queues and device are new. */
-	memset(&v, 0, sizeof(v));
-	v.cfg = c;
-	v.dev = p->dev;
-	v.peer = p->peer;
-	v.peer_fd = -1;
-	if ((err = gnio_gpu_create("cpu", &v.gpu)))
-		goto out;
-	void *cpu;
-	if ((err = alloc(&v, "rx_pool", (size_t)c.ring * c.slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &v.rx_mem, &cpu)) ||
-	    (err = gnio_buf_arr_create(v.gpu, v.rx_mem, c.slot, c.ring, &v.rx_pool)) ||
-	    (err = gnio_buf_arr_start(v.rx_pool)) ||
-	    (err = gnio_eth_rxq_create(v.dev, c.burst, c.slot, &v.rxq)) ||
-	    (err = gnio_eth_rxq_set_num_packets(v.rxq, c.ring)) || (err = gnio_eth_rxq_set_pkt_buf(v.rxq, v.rx_pool)) ||
-	    (err = gnio_ctx_set_datapath_on_gpu(gnio_eth_rxq_as_ctx(v.rxq), v.gpu)) ||
-	    (err = gnio_ctx_start(gnio_eth_rxq_as_ctx(v.rxq))) || (err = gnio_eth_rxq_get_gpu_handle(v.rxq, &v.rxh)))
+	struct gnio_pipeline_cfg pc;
+	gnio_pipeline_cfg_init(&pc, NULL, "cpu");
+	pc.dev = p->dev;
+	pc.ring = p->cfg.ring;
+	pc.slot = p->cfg.slot;
+	pc.burst = p->cfg.burst;
+	if ((err = gnio_pipeline_create(&pc, &v)) || (err = gnio_pipeline_get_queue(v, 0, &q)))
 		goto out;
 	gnio_gen_cfg_init(&g);
 	uint32_t n = gnio_gen_build(&g, 0, frame, sizeof(frame));
-	if ((err = gnio_sw_peer_send(v.peer, 0, frame, n)))
+	if ((err = gnio_sw_peer_send(p->peer, 0, frame, n)))
 		goto out;
 	/* The proxy publishes into the ring; wait for its counter. */
 	struct gnio_eth_rxq_stats st;
 	uint64_t end = now_ms() + 2000;
 	do {
-		gnio_eth_rxq_get_stats(v.rxq, &st);
+		gnio_eth_rxq_get_stats(q.rxq, &st);
 		if (st.rx_packets >= 1)
 			break;
 		sleep_ms(1);
@@ -256,19 +228,8 @@ static gnio_error_t reverify_wire(struct pipe *p, char *detail, size_t len)
 out:
 	if (err && !detail[0])
 		strfmt(detail, len, "%s: %s", gnio_error_get_name(err), reason(err));
-	if (v.rxq) {
-		enum gnio_ctx_state s;
-		gnio_ctx_get_state(gnio_eth_rxq_as_ctx(v.rxq), &s);
-		if (s == GNIO_CTX_STATE_STARTED)
-			gnio_ctx_stop(gnio_eth_rxq_as_ctx(v.rxq));
-		gnio_eth_rxq_destroy(v.rxq);
-	}
-	if (v.rx_pool)
-		gnio_buf_arr_destroy(v.rx_pool);
-	if (v.rx_mem)
-		gnio_gpu_mem_free(v.gpu, v.rx_mem);
-	if (v.gpu)
-		gnio_gpu_destroy(v.gpu);
+	if (v)
+		gnio_pipeline_destroy(v);
 	return err;
 }
 
@@ -277,10 +238,11 @@ static gnio_error_t first_err(gnio_error_t a, gnio_error_t b)
 	return a ? a : b;
 }
 
-/* The five steps are gnio_rollback_run (gnio/rollback.h). Its step reports
- * are recorded, then printed with what the pipe tears down itself: the eth
- * queues (kept stopped by the library) after step 3, the device context
- * after step 4, and the wire re-verify in step 5. */
+/* The five steps are the pipeline's rollback (gnio_rollback_run). Its step
+ * reports are recorded, then printed with what the verb adds: the queues and
+ * device context the pipeline destroys after step 4, and the wire re-verify
+ * in step 5. A rollback that stopped (hung kernel, refused step) stays in the
+ * pipeline and the next pipe_rollback resumes it. */
 struct rb_rec {
 	struct pipe *p;
 	uint32_t deadline_ms;
@@ -305,40 +267,18 @@ static void rb_rec_step(void *user, unsigned step, gnio_error_t err, const char 
 		strfmt(r->text[step], sizeof(r->text[step]), "%s", text);
 }
 
-/* A rollback that stopped part-way (a hung kernel, a refused step) is kept
- * and resumed by the next pipe_rollback on the same pipe, so nothing it
- * already released is touched twice. The device context of a stopped
- * rollback is never destroyed, so (pipe, gpu) names it. */
-static struct gnio_rollback *rb_kept;
-static const struct pipe *rb_kept_pipe;
-static const struct gnio_gpu *rb_kept_gpu;
-
-/* Register what pipe_up built; order within a kind is creation order. */
-static gnio_error_t pipe_rb_create(struct pipe *p, struct gnio_rollback **out)
+static void close_ends(struct pipe *p)
 {
-	struct gnio_rollback *rb;
-	gnio_error_t e = gnio_rollback_create(p->gpu, &rb);
-	if (e)
-		return e;
-	if (p->rxq)
-		e = first_err(e, gnio_rollback_add_rxq(rb, p->rxq));
-	if (p->txq)
-		e = first_err(e, gnio_rollback_add_txq(rb, p->txq));
-	for (int i = 0; i < p->nallocs; i++)
-		if (p->allocs[i].gpu_ptr)
-			e = first_err(e, gnio_rollback_add_mem(rb, p->allocs[i].gpu_ptr));
-	if (p->rx_pool)
-		e = first_err(e, gnio_rollback_add_buf_arr(rb, p->rx_pool));
-	if (p->tx_pool)
-		e = first_err(e, gnio_rollback_add_buf_arr(rb, p->tx_pool));
-	if (p->runner)
-		e = first_err(e, gnio_rollback_add_runner(rb, p->runner));
-	if (e) {
-		gnio_rollback_destroy(rb);
-		return e;
+	if (p->peer) {
+		gnio_sw_peer_close(p->peer);
+		p->peer = NULL;
 	}
-	*out = rb;
-	return GNIO_SUCCESS;
+	if (p->peer_fd >= 0) {
+		close(p->peer_fd);
+		p->peer_fd = -1;
+	}
+	if (p->dev && !gnio_dev_close(p->dev))
+		p->dev = NULL;
 }
 
 gnio_error_t pipe_rollback(struct pipe *p, uint32_t deadline_ms, int verify, pipe_step_fn fn, void *user)
@@ -351,12 +291,15 @@ gnio_error_t pipe_rollback(struct pipe *p, uint32_t deadline_ms, int verify, pip
 		"4 free device memory and destroy the device context",
 		"5 re-verify the wire with a fresh queue",
 	};
-	gnio_error_t err = GNIO_SUCCESS, e = GNIO_SUCCESS;
-	struct gnio_rollback *rb = NULL;
+	gnio_error_t err = GNIO_SUCCESS, e;
 	unsigned next = GNIO_ROLLBACK_DONE;
 	struct rb_rec rec;
 	char d[256];
 
+	if (!p->pl) {
+		close_ends(p); /* bring-up failed before the pipeline existed */
+		return GNIO_SUCCESS;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.p = p;
 	rec.deadline_ms = deadline_ms;
@@ -366,30 +309,12 @@ gnio_error_t pipe_rollback(struct pipe *p, uint32_t deadline_ms, int verify, pip
 		rec.had_kernel = s == GNIO_RUNNER_RUNNING || s == GNIO_RUNNER_EXITED || s == GNIO_RUNNER_HUNG;
 		rec.beat = gnio_runner_get_heartbeat(p->runner);
 	}
-	if (rb_kept && (rb_kept_pipe != p || rb_kept_gpu != p->gpu)) {
-		gnio_rollback_destroy(rb_kept); /* another pipeline's: forget it */
-		rb_kept = NULL;
-	}
-	if (rb_kept) {
-		rb = rb_kept; /* resume where the last run stopped */
-		rb_kept = NULL;
-	} else if (p->gpu && (e = pipe_rb_create(p, &rb))) {
-		if (fn)
-			fn(user, name[1], e, "program", reason(e));
-		return e;
-	}
-	if (rb) {
-		gnio_rollback_set_step_cb(rb, rb_rec_step, &rec);
-		err = gnio_rollback_run(rb, deadline_ms);
-		gnio_rollback_get_next_step(rb, &next);
-	}
+	err = gnio_pipeline_rollback(p->pl, deadline_ms, rb_rec_step, &rec);
+	gnio_rollback_get_next_step(gnio_pipeline_get_rollback(p->pl), &next);
 
 	/* 1: the kernel first, with a fixed deadline; fail closed on a miss. */
 	if (err == GNIO_ERROR_TIME_OUT && next == 1) {
 		p->hung = 1;
-		rb_kept = rb;
-		rb_kept_pipe = p;
-		rb_kept_gpu = p->gpu;
 		if (fn) {
 			fn(user, name[1], err, "program", rec.text[1]);
 			fn(user, "FAIL CLOSED: steps 2-5 not run, nothing freed", err, "program",
@@ -397,48 +322,32 @@ gnio_error_t pipe_rollback(struct pipe *p, uint32_t deadline_ms, int verify, pip
 		}
 		return err;
 	}
-	if (next > 2)
-		p->rx_pool = p->tx_pool = NULL;
-	if (next > 3)
-		p->runner = NULL;
-	if (next > 4)
-		for (int i = 0; i < p->nallocs; i++)
-			p->allocs[i].gpu_ptr = NULL;
-	if (next < 5) {
+	if (next < GNIO_ROLLBACK_DONE) {
 		/* A step refused (the library names why): report up to it and
 		 * keep the rollback to resume; nothing after it ran. */
-		rb_kept = rb;
-		rb_kept_pipe = p;
-		rb_kept_gpu = p->gpu;
 		for (unsigned s = 1; s <= 5 && fn; s++)
 			if (rec.seen[s] && (s > 1 || had_runner))
 				fn(user, name[s], rec.err[s], "program", rec.text[s]);
 		return err;
 	}
-	if (rb)
-		gnio_rollback_destroy(rb);
 
-	/* 3 (the pipe's part): the library left the queues stopped and
-	 * reusable; this pipeline is ending, so they go. */
-	e = GNIO_SUCCESS;
-	if (p->txq && !(e = gnio_eth_txq_destroy(p->txq)))
-		p->txq = NULL;
-	if (!e && p->rxq && !(e = gnio_eth_rxq_destroy(p->rxq)))
+	/* 3 and 4 (the pipeline's part): the library left the queues stopped
+	 * and reusable; this pipeline is ending, so they go, then the device
+	 * context that owned the memory. */
+	e = gnio_pipeline_destroy(p->pl);
+	if (e) {
+		if (!rec.err[4]) {
+			rec.err[4] = e;
+			strfmt(rec.text[4], sizeof(rec.text[4]), "%s", reason(e));
+		}
+		err = first_err(err, e);
+	} else {
+		p->pl = NULL;
+		p->runner = NULL;
 		p->rxq = NULL;
-	if (e && !rec.err[3]) {
-		rec.err[3] = e;
-		strfmt(rec.text[3], sizeof(rec.text[3]), "%s", reason(e));
-	}
-	err = first_err(err, e);
-	/* 4 (the pipe's part): the device context that owned the memory. */
-	e = GNIO_SUCCESS;
-	if (p->gpu && !(e = gnio_gpu_destroy(p->gpu)))
+		p->txq = NULL;
 		p->gpu = NULL;
-	if (e && !rec.err[4]) {
-		rec.err[4] = e;
-		strfmt(rec.text[4], sizeof(rec.text[4]), "%s", reason(e));
 	}
-	err = first_err(err, e);
 
 	if (fn) {
 		if (had_runner)
@@ -451,7 +360,7 @@ gnio_error_t pipe_rollback(struct pipe *p, uint32_t deadline_ms, int verify, pip
 	/* 5: the library checked the queues restart; the parent wire must
 	 * still carry traffic. */
 	gnio_error_t e5 = rec.err[5] == GNIO_ERROR_SKIPPED ? GNIO_SUCCESS : rec.err[5];
-	if (verify && p->dev) {
+	if (verify && p->dev && !p->pl) {
 		d[0] = 0;
 		e = reverify_wire(p, d, sizeof(d));
 		if (fn) {
@@ -466,17 +375,8 @@ gnio_error_t pipe_rollback(struct pipe *p, uint32_t deadline_ms, int verify, pip
 	} else if (e5 && fn) {
 		fn(user, name[5], e5, "program", rec.text[5]);
 	}
-
-	if (p->peer) {
-		gnio_sw_peer_close(p->peer);
-		p->peer = NULL;
-	}
-	if (p->peer_fd >= 0) {
-		close(p->peer_fd);
-		p->peer_fd = -1;
-	}
-	if (p->dev && !gnio_dev_close(p->dev))
-		p->dev = NULL;
+	if (!p->pl)
+		close_ends(p);
 	return err;
 }
 
@@ -538,18 +438,34 @@ static const char *mem_type_name(enum gnio_gpu_mem_type t)
 	return t == GNIO_GPU_MEM_TYPE_GPU ? "gpu" : t == GNIO_GPU_MEM_TYPE_GPU_CPU ? "gpu_cpu" : "cpu_gpu";
 }
 
+static void json_alloc(struct json *j, const char *what, void *ptr, size_t bytes)
+{
+	char s[32];
+	json_obj_begin(j, NULL);
+	json_str(j, "what", what);
+	json_str(j, "memory_type", mem_type_name(GNIO_GPU_MEM_TYPE_CPU_GPU));
+	json_u64(j, "bytes", bytes);
+	strfmt(s, sizeof(s), "%p", ptr);
+	json_str(j, "device_address", s);
+	json_obj_end(j);
+}
+
+static size_t pool_bytes(const struct gnio_buf_arr *a)
+{
+	return a ? (size_t)gnio_buf_arr_get_elem_size(a) * gnio_buf_arr_get_num_elem(a) : 0;
+}
+
 void pipe_json_maps(struct json *j, const struct pipe *p)
 {
 	char ptr[32];
+	struct gnio_pipeline_queue q;
+	int have_q = p->pl && gnio_pipeline_get_queue(p->pl, 0, &q) == GNIO_SUCCESS;
 	json_arr_begin(j, "allocation_map");
-	for (int i = 0; i < p->nallocs; i++) {
-		json_obj_begin(j, NULL);
-		json_str(j, "what", p->allocs[i].what);
-		json_str(j, "memory_type", mem_type_name(p->allocs[i].type));
-		json_u64(j, "bytes", p->allocs[i].bytes);
-		strfmt(ptr, sizeof(ptr), "%p", p->allocs[i].gpu_ptr);
-		json_str(j, "device_address", ptr);
-		json_obj_end(j);
+	if (have_q) {
+		json_alloc(j, "rx_pool", q.rx_mem, pool_bytes(q.rx_pool));
+		if (q.tx_mem)
+			json_alloc(j, "tx_pool", q.tx_mem, pool_bytes(q.tx_pool));
+		json_alloc(j, "app_stats", q.user_mem_gpu, sizeof(struct gnio_app_stats));
 	}
 	json_arr_end(j);
 	json_arr_begin(j, "queue_attachment_map");
@@ -571,8 +487,8 @@ void pipe_json_maps(struct json *j, const struct pipe *p)
 		json_u64(j, "queue_id", 0);
 		json_str(j, "device", p->gpu ? gnio_gpu_get_bus_id(p->gpu) : NULL);
 		json_u64(j, "ring_entries", p->cfg.tx_ring);
-		json_str(j, "payload_pool", "tx_pool");
-		json_bool(j, "pool_registered", 1);
+		json_str(j, "payload_pool", "rx_pool (in place)");
+		json_bool(j, "pool_registered", p->cfg.register_rx_pool);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/gnio/pipeline.h - the bring-up and the five-step rollback shared by
- * configure, test, debug and rollback. Every step is reported through a
- * callback so each verb can print, log or record it.
- *
- * Bring-up order (the reference's configure verb, in gnio terms):
- *   wire open -> eth queues created -> dual capability check -> device
- *   context -> payload pools allocated and registered -> datapath bound and
- *   queues started -> GPU handles -> runner (stop flag) created.
+ * tools/gnio/pipeline.h - what configure, test, debug and rollback share: the
+ * library's bring-up (gnio_pipeline_create, gnio/pipeline.h) on a wire the
+ * verb opened with its peer end, and the five-step rollback with each step
+ * reported through a callback so each verb can print, log or record it.
  * Rollback (pipe_rollback):
  *   1 stop the kernel (host flag, poll until done or the deadline); on
  *     TIME_OUT fail closed: nothing below runs, nothing is freed
@@ -20,7 +16,8 @@
 #define GNIO_TOOLS_PIPELINE_H
 
 #include <stdint.h>
-#include "apps/apps.h"
+#include "gnio/apps/apps.h"
+#include "gnio/device/gnio_dev.h"
 #include "caps.h"
 
 struct pipe_cfg {
@@ -33,21 +30,14 @@ struct pipe_cfg {
 	uint16_t peer_queue;    /* queue the peer sends into (fault injection) */
 };
 
-struct pipe_alloc { /* what the snapshot's allocation map lists */
-	const char *what;
-	void *gpu_ptr;
-	size_t bytes;
-	enum gnio_gpu_mem_type type;
-};
-
 struct pipe {
 	struct pipe_cfg cfg;
+	struct gnio_pipeline *pl;
 	struct gnio_gpu *gpu;
 	struct gnio_dev *dev;
 	struct gnio_sw_peer *peer;  /* sw wires */
 	int peer_fd;                /* other wires: AF_PACKET socket, -1 none */
-	void *rx_mem, *tx_mem, *stats_mem;
-	struct gnio_buf_arr *rx_pool, *tx_pool;
+	void *rx_mem, *stats_mem;
 	struct gnio_eth_rxq *rxq;
 	struct gnio_eth_txq *txq;
 	struct gnio_gpu_eth_rxq *rxh;
@@ -55,8 +45,6 @@ struct pipe {
 	struct gnio_app_stats *stats_cpu;
 	struct gnio_app_args args;
 	struct gnio_runner *runner;
-	struct pipe_alloc allocs[3];
-	int nallocs;
 	int hung;                   /* rollback failed closed */
 };
 

@@ -30,23 +30,6 @@ uint64_t wireopt_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int gnio_cli_env_exit(gnio_error_t e)
-{
-	switch (e) {
-	case GNIO_ERROR_INVALID_VALUE:
-		return GNIO_EXIT_USAGE;
-	case GNIO_ERROR_NOT_FOUND:
-	case GNIO_ERROR_NOT_PERMITTED:
-	case GNIO_ERROR_BAD_STATE:
-	case GNIO_ERROR_NOT_SUPPORTED:
-	case GNIO_ERROR_NO_MEMORY:
-	case GNIO_ERROR_IN_USE:
-		return GNIO_EXIT_ENV;
-	default:
-		return GNIO_EXIT_FAIL;
-	}
-}
-
 /* One of the shared options: 1 taken, 0 not one of them, -1 usage error. */
 static int take(struct wireopt *w, int opt, const char *arg, char **end)
 {
@@ -113,30 +96,65 @@ int wireopt_dev_open(const struct wireopt *w, struct gnio_dev **dev, struct gnio
 
 	if (err) {
 		fprintf(stderr, "%s: %s\n", w->cmd, gnio_last_error_msg());
-		return gnio_cli_env_exit(err);
+		return gnio_cli_exit(err);
 	}
 	memset(caps, 0, sizeof(*caps));
 	caps->struct_size = sizeof(*caps);
-	(*dev)->ops->caps((*dev)->wire, caps);
+	gnio_devinfo_get_caps(gnio_dev_as_devinfo(*dev), caps);
 	return GNIO_EXIT_OK;
 }
 
-int wireopt_queue_open(const struct wireopt *w, struct gnio_dev *dev, int tx, uint32_t max_frame,
-		       uint32_t ring_size, unsigned burst, void **q, struct gnio_wire_caps *caps)
+static int open_fail(const struct wireopt *w, gnio_error_t err)
 {
-	struct gnio_wire_queue_cfg qc;
+	fprintf(stderr, "%s: %s\n", w->cmd, gnio_last_error_msg());
+	return gnio_cli_exit(err);
+}
+
+int wireopt_rxq_open(const struct wireopt *w, struct gnio_dev *dev, uint32_t max_frame, unsigned burst,
+		     struct gnio_eth_rxq **rxq, struct gnio_wire_caps *caps)
+{
 	gnio_error_t err;
 
-	memset(&qc, 0, sizeof(qc));
-	qc.queue_id = (uint16_t)w->queue;
-	qc.max_frame = max_frame;
-	qc.ring_size = ring_size;
-	qc.burst = burst;
-	err = tx ? dev->ops->txq_open(dev->wire, &qc, q) : dev->ops->rxq_open(dev->wire, &qc, q);
-	if (err) {
-		fprintf(stderr, "%s: %s\n", w->cmd, gnio_last_error_msg());
-		return gnio_cli_env_exit(err);
-	}
-	dev->ops->caps(dev->wire, caps);
+	*rxq = NULL;
+	if ((err = gnio_eth_rxq_create(dev, burst, max_frame, rxq)) ||
+	    (err = gnio_eth_rxq_set_queue_id(*rxq, (uint16_t)w->queue)) ||
+	    (err = gnio_ctx_start(gnio_eth_rxq_as_ctx(*rxq))))
+		return open_fail(w, err);
+	gnio_devinfo_get_caps(gnio_dev_as_devinfo(dev), caps);
 	return GNIO_EXIT_OK;
+}
+
+int wireopt_txq_open(const struct wireopt *w, struct gnio_dev *dev, uint32_t ring_size, unsigned burst,
+		     struct gnio_eth_txq **txq, struct gnio_wire_caps *caps)
+{
+	gnio_error_t err;
+
+	*txq = NULL;
+	if ((err = gnio_eth_txq_create(dev, burst, txq)) ||
+	    (err = gnio_eth_txq_set_queue_id(*txq, (uint16_t)w->queue)) ||
+	    (err = gnio_eth_txq_set_num_packets(*txq, ring_size)) ||
+	    (err = gnio_ctx_start(gnio_eth_txq_as_ctx(*txq))))
+		return open_fail(w, err);
+	gnio_devinfo_get_caps(gnio_dev_as_devinfo(dev), caps);
+	return GNIO_EXIT_OK;
+}
+
+void wireopt_rxq_close(struct gnio_eth_rxq *rxq)
+{
+	enum gnio_ctx_state st;
+	if (!rxq)
+		return;
+	if (gnio_ctx_get_state(gnio_eth_rxq_as_ctx(rxq), &st) == GNIO_SUCCESS && st == GNIO_CTX_STATE_STARTED)
+		gnio_ctx_stop(gnio_eth_rxq_as_ctx(rxq));
+	gnio_eth_rxq_destroy(rxq);
+}
+
+void wireopt_txq_close(struct gnio_eth_txq *txq)
+{
+	enum gnio_ctx_state st;
+	if (!txq)
+		return;
+	if (gnio_ctx_get_state(gnio_eth_txq_as_ctx(txq), &st) == GNIO_SUCCESS && st == GNIO_CTX_STATE_STARTED)
+		gnio_ctx_stop(gnio_eth_txq_as_ctx(txq));
+	gnio_eth_txq_destroy(txq);
 }

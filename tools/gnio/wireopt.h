@@ -2,8 +2,8 @@
 /*
  * tools/gnio/wireopt.h - what `gnio gen` and `gnio sink` share: the wire and
  * generator options (--wire --proto --size --flows --first-seq --queue), the
- * number check, opening the wire and one queue through its ops table, the
- * exit code for an open error, Ctrl-C handling and the monotonic clock.
+ * number check, opening the wire and one queue on the host datapath (public
+ * API only), Ctrl-C handling and the monotonic clock.
  * Every message starts with the command's name ("gnio gen: ...").
  */
 #ifndef GNIO_TOOLS_WIREOPT_H
@@ -14,9 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "gnio/dev.h"
-#include "gnio/gen.h"
-#include "eth/dev_priv.h"
+#include "gnio/gnio.h"
 
 struct wireopt {
 	const char *cmd;        /* message prefix, e.g. "gnio gen" */
@@ -30,9 +28,6 @@ struct wireopt {
 
 /* Set by SIGINT/SIGTERM once wireopt_catch_signals() ran. */
 extern volatile sig_atomic_t wireopt_stop;
-
-/* Exit code for an error from opening a wire or queue. */
-int gnio_cli_env_exit(gnio_error_t e);
 
 uint64_t wireopt_mono_ns(void);
 void wireopt_catch_signals(void);
@@ -52,9 +47,15 @@ int wireopt_bad_number(const struct wireopt *w, const char *end, const char *arg
 
 /* Opens --wire and reads its caps. Returns GNIO_EXIT_OK or the exit code. */
 int wireopt_dev_open(const struct wireopt *w, struct gnio_dev **dev, struct gnio_wire_caps *caps);
-/* Opens --queue for tx (nonzero) or rx, then reads caps again (the mode may
- * be known only now). Returns GNIO_EXIT_OK or the exit code. */
-int wireopt_queue_open(const struct wireopt *w, struct gnio_dev *dev, int tx, uint32_t max_frame,
-		       uint32_t ring_size, unsigned burst, void **q, struct gnio_wire_caps *caps);
+/* Creates and starts --queue on the CPU datapath (gnio_eth_rxq_recv_burst /
+ * gnio_eth_txq_send_burst), then reads caps again (the mode may be known only
+ * now). Returns GNIO_EXIT_OK or the exit code. */
+int wireopt_rxq_open(const struct wireopt *w, struct gnio_dev *dev, uint32_t max_frame, unsigned burst,
+		     struct gnio_eth_rxq **rxq, struct gnio_wire_caps *caps);
+int wireopt_txq_open(const struct wireopt *w, struct gnio_dev *dev, uint32_t ring_size, unsigned burst,
+		     struct gnio_eth_txq **txq, struct gnio_wire_caps *caps);
+/* Stop (when started) and destroy. */
+void wireopt_rxq_close(struct gnio_eth_rxq *rxq);
+void wireopt_txq_close(struct gnio_eth_txq *txq);
 
 #endif /* GNIO_TOOLS_WIREOPT_H */

@@ -1,82 +1,401 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gnio/device/eth_txq.h - send from a persistent kernel (DOCA:
- * doca_gpu_dev_eth_txq_*). Many threads may send into one queue at once.
+ * doca_gpunetio_dev_eth_txq.cuh).
  *
- * Slot style (no copy): reserve tickets, write each frame into its pool slot
- * gnio_dev_eth_txq_slot_addr(q, ticket), then commit. Slot k of the pool
- * belongs to ticket k modulo the ring size, and is free once the ticket is
- * reserved, because reserve only hands out entries the proxy has completed.
+ * A frame is named by its address and the key of the buffer array it lives
+ * in (DOCA: address + mkey). The array must be registered with the queue
+ * before start (gnio_eth_txq_set_pkt_buf / gnio_eth_txq_add_buf_arr); the RX
+ * pool of an RX queue may be, so a kernel sends a received frame in place.
+ * A key of 0 means "find the array by address"; the key is accepted in either
+ * byte order.
  *
- * Buffer style: gnio_dev_eth_txq_send(q, addr, len) for a frame anywhere in
- * the registered pool; the caller must not reuse the bytes until
- * gnio_dev_eth_txq_completed() has passed the returned ticket.
+ * Scopes: in THREAD scope the calling thread sends one frame. In WARP scope
+ * all 32 lanes call and each lane with size > 0 sends one frame; in BLOCK
+ * scope (1-D blocks) every thread calls likewise. One reservation serves the
+ * whole group, so its frames take consecutive descriptors in lane order.
  *
- * A full ring gives GNIO_ERROR_AGAIN: drain completions, do not spin on it.
+ * Sharing modes: EXCLUSIVE queues (one sending agent) reserve without
+ * atomics, CTA queues with block-scope atomics, GPU queues with device-scope
+ * atomics.
+ *
+ * Unlike DOCA (whose send returns nothing and overwrites a full queue), a
+ * send returns an error: AGAIN when the ring is full (nothing was queued:
+ * drain completions and send again), INVALID_VALUE for a frame outside every
+ * registered array or of size 0, BAD_STATE when no array is registered. In a
+ * group every member gets the group's AGAIN; INVALID_VALUE is per member.
+ *
+ * Completions: the frame's bytes must stay untouched until the proxy has
+ * completed its ticket (gnio_gpu_dev_eth_txq_completed() > ticket); a frame
+ * sent from an RX buffer is held by the RX queue until then.
  */
 #ifndef GNIO_DEVICE_ETH_TXQ_H
 #define GNIO_DEVICE_ETH_TXQ_H
 
 #include "../impl/ring.h"
+#include "eth_def.h"
 #include "time.h"
 
-/* @since 0.1 dev_txq_slot_send: Device-side slot send (reserve, write, commit) */
-GNIO_DEV gnio_error_t gnio_dev_eth_txq_reserve(const struct gnio_gpu_eth_txq *q, uint32_t n, uint64_t *ticket)
+/* ------------------------------------------------------- implementation -- */
+
+GNIO_DEV gnio_error_t gnio_txq_reserve_mode(const struct gnio_gpu_eth_txq *q, uint32_t n, uint64_t *ticket,
+					    int sharing)
 {
-	return gnio_tx_ring_reserve(q, n, ticket);
+	if (sharing == GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE)
+		return gnio_tx_ring_reserve_exclusive(q, n, ticket);
+	return gnio_tx_ring_reserve_shared(q, n, ticket, sharing == GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_CTA);
 }
 
-GNIO_DEV uint8_t *gnio_dev_eth_txq_slot_addr(const struct gnio_gpu_eth_txq *q, uint64_t ticket)
+/* Validate one frame: its buffer index and offset. */
+GNIO_DEV gnio_error_t gnio_txq_locate(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t size,
+				      uint32_t *buf, uint64_t *off)
 {
-	return q->pool + (uint64_t)(ticket & q->mask) * q->slot_size;
-}
-
-/* Commit the frame in ticket's slot; send_at_ns 0 = now. */
-GNIO_DEV void gnio_dev_eth_txq_commit(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t len,
-				      uint64_t send_at_ns)
-{
-	gnio_tx_ring_commit(q, ticket, (uint64_t)(ticket & q->mask) * q->slot_size, len,
-			    send_at_ns ? GNIO_TX_F_TIMED : 0u, send_at_ns);
-}
-
-/* Send len bytes at addr (inside the registered pool) at send_at_ns (0 = now).
- * Errors: BAD_STATE (no pool registered), INVALID_VALUE (outside the pool or
- * zero length), AGAIN (ring full). */
-/* @since 0.1 dev_txq_send: Device-side send, many senders per queue */
-GNIO_DEV gnio_error_t gnio_dev_eth_txq_send_at(const struct gnio_gpu_eth_txq *q, const uint8_t *addr, uint32_t len,
-					       uint64_t send_at_ns, uint64_t *ticket_out)
-{
-	if (GNIO_UNLIKELY(q->pool == NULL))
+	if (GNIO_UNLIKELY(q->nbufs == 0))
 		return GNIO_ERROR_BAD_STATE;
-	if (GNIO_UNLIKELY(len == 0 || addr < q->pool || (uint64_t)(addr - q->pool) + len > q->pool_size))
+	if (GNIO_UNLIKELY(size == 0 || size > 0xffffffffull))
 		return GNIO_ERROR_INVALID_VALUE;
-	uint64_t t;
-	gnio_error_t err = gnio_tx_ring_reserve(q, 1, &t);
-	if (err != GNIO_SUCCESS)
-		return err;
-	gnio_tx_ring_commit(q, t, (uint64_t)(addr - q->pool), len, send_at_ns ? GNIO_TX_F_TIMED : 0u,
-			    send_at_ns);
-	if (ticket_out)
-		*ticket_out = t;
+	int b = gnio_tx_ring_find_buf(q, addr, mkey, size, off);
+	if (GNIO_UNLIKELY(b < 0))
+		return GNIO_ERROR_INVALID_VALUE;
+	*buf = (uint32_t)b;
 	return GNIO_SUCCESS;
 }
 
-GNIO_DEV gnio_error_t gnio_dev_eth_txq_send(const struct gnio_gpu_eth_txq *q, const uint8_t *addr, uint32_t len)
+/* Fill and publish the descriptor of a reserved ticket. */
+GNIO_DEV void gnio_txq_post(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, uint64_t off,
+			    uint64_t size, uint32_t flags, uint64_t send_at_ns)
 {
-	return gnio_dev_eth_txq_send_at(q, addr, len, 0, (uint64_t *)0);
+	uint32_t f = (flags & GNIO_GPUNETIO_ETH_SEND_FLAG_NOTIFY) ? GNIO_TX_F_NOTIFY : 0u;
+	if (send_at_ns)
+		f |= GNIO_TX_F_TIMED;
+	gnio_tx_ring_hold(q, buf, off);
+	gnio_tx_ring_commit(q, ticket, buf, off, (uint32_t)size, f, send_at_ns);
+	if (f & GNIO_TX_F_NOTIFY)
+		gnio_fetch_max_dev_u64(&q->lc->notify_end, ticket + 1);
 }
 
-/* Number of descriptors the proxy has completed (a free-running index):
- * every ticket below it has left the queue. */
-GNIO_DEV uint64_t gnio_dev_eth_txq_completed(const struct gnio_gpu_eth_txq *q)
+GNIO_DEV gnio_error_t gnio_txq_send_thread_impl(const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
+						uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
+						gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_tx_ring_done(q);
+	uint32_t buf;
+	uint64_t off, t;
+	gnio_error_t err = gnio_txq_locate(q, addr, mkey, size, &buf, &off);
+	if (err == GNIO_SUCCESS)
+		err = gnio_txq_reserve_mode(q, 1, &t, sharing);
+	if (err != GNIO_SUCCESS)
+		return err;
+	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns);
+	if (out_ticket)
+		*out_ticket = t;
+	return GNIO_SUCCESS;
 }
 
-/* Descriptors the proxy failed to send so far. */
-GNIO_DEV uint64_t gnio_dev_eth_txq_errors(const struct gnio_gpu_eth_txq *q)
+#if GNIO_ON_GPU
+/* All 32 lanes call; lane 0 reserves for the lanes that send. */
+GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
+					      uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
+					      gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_load_acquire_u64(&q->sh->errors);
+	const uint32_t lane = threadIdx.x & 31u;
+	uint32_t buf = 0;
+	uint64_t off = 0;
+	gnio_error_t mine = size ? gnio_txq_locate(q, addr, mkey, size, &buf, &off) : GNIO_SUCCESS;
+	const uint32_t senders = __ballot_sync(0xffffffffu, size && mine == GNIO_SUCCESS);
+	const uint32_t n = __popc(senders);
+	unsigned long long base = 0;
+	uint32_t err = GNIO_SUCCESS;
+	if (lane == 0 && n) {
+		uint64_t t;
+		err = (uint32_t)gnio_txq_reserve_mode(q, n, &t, sharing);
+		base = t;
+	}
+	err = __shfl_sync(0xffffffffu, err, 0);
+	base = __shfl_sync(0xffffffffu, base, 0);
+	if (mine != GNIO_SUCCESS)
+		return mine;
+	if (!size)
+		return GNIO_SUCCESS;
+	if (err != GNIO_SUCCESS)
+		return (gnio_error_t)err;
+	const uint64_t t = base + __popc(senders & ((1u << lane) - 1u));
+	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns);
+	if (out_ticket)
+		*out_ticket = t;
+	return GNIO_SUCCESS;
+}
+
+/* Every thread of a 1-D block calls; thread 0 reserves for the block's
+ * senders, which take consecutive tickets in thread order. */
+GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
+					       uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
+					       gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	__shared__ uint32_t s_warp_start[33]; /* per warp: first rank; [nwarps] = total */
+	__shared__ uint64_t s_base;
+	__shared__ uint32_t s_err;
+	const uint32_t tid = threadIdx.x;
+	const uint32_t lane = tid & 31u, warp = tid >> 5;
+	const uint32_t nwarps = (blockDim.x + 31u) >> 5;
+	const uint32_t in_warp = blockDim.x - (warp << 5) < 32u ? blockDim.x - (warp << 5) : 32u;
+	const uint32_t live = in_warp == 32u ? 0xffffffffu : ((1u << in_warp) - 1u);
+	uint32_t buf = 0;
+	uint64_t off = 0;
+	gnio_error_t mine = size ? gnio_txq_locate(q, addr, mkey, size, &buf, &off) : GNIO_SUCCESS;
+	const uint32_t senders = __ballot_sync(live, size && mine == GNIO_SUCCESS);
+	__syncthreads(); /* the previous call has finished with s_* */
+	if (lane == 0)
+		s_warp_start[warp] = __popc(senders);
+	__syncthreads();
+	if (tid == 0) {
+		uint32_t total = 0;
+		for (uint32_t w = 0; w < nwarps; w++) {
+			uint32_t c = s_warp_start[w];
+			s_warp_start[w] = total;
+			total += c;
+		}
+		s_warp_start[nwarps] = total;
+		uint64_t t = 0;
+		s_err = total ? (uint32_t)gnio_txq_reserve_mode(q, total, &t, sharing) : (uint32_t)GNIO_SUCCESS;
+		s_base = t;
+	}
+	__syncthreads();
+	const gnio_error_t err = (gnio_error_t)s_err;
+	const uint64_t t = s_base + s_warp_start[warp] + __popc(senders & ((1u << lane) - 1u));
+	if (mine != GNIO_SUCCESS)
+		return mine;
+	if (!size)
+		return GNIO_SUCCESS;
+	if (err != GNIO_SUCCESS)
+		return err;
+	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns);
+	if (out_ticket)
+		*out_ticket = t;
+	return GNIO_SUCCESS;
+}
+#else
+#define gnio_txq_send_warp_impl gnio_txq_send_thread_impl
+#define gnio_txq_send_block_impl gnio_txq_send_thread_impl
+#endif
+
+GNIO_DEV gnio_error_t gnio_txq_send_scope(int scope, const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
+					  uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
+					  gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	if (scope == GNIO_GPUNETIO_ETH_EXEC_SCOPE_BLOCK)
+		return gnio_txq_send_block_impl(q, sharing, addr, mkey, size, flags, send_at_ns, out_ticket);
+	if (scope == GNIO_GPUNETIO_ETH_EXEC_SCOPE_WARP)
+		return gnio_txq_send_warp_impl(q, sharing, addr, mkey, size, flags, send_at_ns, out_ticket);
+	return gnio_txq_send_thread_impl(q, sharing, addr, mkey, size, flags, send_at_ns, out_ticket);
+}
+
+/* ---------------------------------------------------------------- send -- */
+
+#if defined(__cplusplus)
+#define GNIO_TXQ_TEMPLATE_ARGS                                                                              \
+	enum gnio_gpu_dev_eth_resource_sharing_mode SHARING = GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU,  \
+		 enum gnio_gpu_dev_eth_sync_scope SYNC = GNIO_GPUNETIO_ETH_SYNC_SCOPE_GPU,                  \
+		 enum gnio_gpu_dev_eth_nic_handler NIC = GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO
+
+/* @since 0.2 dev_txq_send: Device-side send of any registered buffer, thread/warp/block scope, exclusive/CTA/GPU sharing */
+template <GNIO_TXQ_TEMPLATE_ARGS,
+	  enum gnio_gpu_dev_eth_exec_scope SCOPE = GNIO_GPUNETIO_ETH_EXEC_SCOPE_THREAD>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send(const struct gnio_gpu_eth_txq *txq, uint64_t addr, uint32_t mkey,
+						size_t size, enum gnio_gpu_eth_send_flags flags,
+						gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_scope(SCOPE, txq, SHARING, addr, mkey, size, flags, 0, out_ticket);
+}
+template <GNIO_TXQ_TEMPLATE_ARGS>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_thread(const struct gnio_gpu_eth_txq *txq, uint64_t addr,
+						       uint32_t mkey, size_t size, enum gnio_gpu_eth_send_flags flags,
+						       gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_thread_impl(txq, SHARING, addr, mkey, size, flags, 0, out_ticket);
+}
+template <GNIO_TXQ_TEMPLATE_ARGS>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_warp(const struct gnio_gpu_eth_txq *txq, uint64_t addr, uint32_t mkey,
+						     size_t size, enum gnio_gpu_eth_send_flags flags,
+						     gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_warp_impl(txq, SHARING, addr, mkey, size, flags, 0, out_ticket);
+}
+template <GNIO_TXQ_TEMPLATE_ARGS>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_block(const struct gnio_gpu_eth_txq *txq, uint64_t addr,
+						      uint32_t mkey, size_t size, enum gnio_gpu_eth_send_flags flags,
+						      gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_block_impl(txq, SHARING, addr, mkey, size, flags, 0, out_ticket);
+}
+
+/* Timed send (DOCA: wait on time): the frame leaves no earlier than
+ * wait_on_time_ts, a value from gnio_gpu_dev_eth_txq_calculate_timestamp (or
+ * the host's gnio_eth_txq_calculate_timestamp). Frames queue in order: a
+ * timed frame holds the ones behind it. */
+/* @since 0.2 dev_txq_wait_send: Timed send (wait on time) at thread, warp or block scope */
+template <GNIO_TXQ_TEMPLATE_ARGS,
+	  enum gnio_gpu_dev_eth_exec_scope SCOPE = GNIO_GPUNETIO_ETH_EXEC_SCOPE_THREAD>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send(const struct gnio_gpu_eth_txq *txq, uint64_t wait_on_time_ts,
+						     uint64_t addr, uint32_t mkey, size_t size,
+						     enum gnio_gpu_eth_send_flags flags,
+						     gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_scope(SCOPE, txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, out_ticket);
+}
+template <GNIO_TXQ_TEMPLATE_ARGS>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_thread(const struct gnio_gpu_eth_txq *txq,
+							    uint64_t wait_on_time_ts, uint64_t addr, uint32_t mkey,
+							    size_t size, enum gnio_gpu_eth_send_flags flags,
+							    gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_thread_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, out_ticket);
+}
+template <GNIO_TXQ_TEMPLATE_ARGS>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_warp(const struct gnio_gpu_eth_txq *txq,
+							  uint64_t wait_on_time_ts, uint64_t addr, uint32_t mkey,
+							  size_t size, enum gnio_gpu_eth_send_flags flags,
+							  gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_warp_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, out_ticket);
+}
+template <GNIO_TXQ_TEMPLATE_ARGS>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_block(const struct gnio_gpu_eth_txq *txq,
+							   uint64_t wait_on_time_ts, uint64_t addr, uint32_t mkey,
+							   size_t size, enum gnio_gpu_eth_send_flags flags,
+							   gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_block_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, out_ticket);
+}
+#undef GNIO_TXQ_TEMPLATE_ARGS
+#else
+/* C (the CPU device): the queue is shared at device scope. */
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_thread(const struct gnio_gpu_eth_txq *txq, uint64_t addr,
+						       uint32_t mkey, size_t size, enum gnio_gpu_eth_send_flags flags,
+						       gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_thread_impl(txq, GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU, addr, mkey, size, flags, 0,
+					 out_ticket);
+}
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_thread(const struct gnio_gpu_eth_txq *txq,
+							    uint64_t wait_on_time_ts, uint64_t addr, uint32_t mkey,
+							    size_t size, enum gnio_gpu_eth_send_flags flags,
+							    gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_thread_impl(txq, GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU, addr, mkey, size, flags,
+					 wait_on_time_ts, out_ticket);
+}
+#define gnio_gpu_dev_eth_txq_send_warp gnio_gpu_dev_eth_txq_send_thread
+#define gnio_gpu_dev_eth_txq_send_block gnio_gpu_dev_eth_txq_send_thread
+#define gnio_gpu_dev_eth_txq_wait_send_warp gnio_gpu_dev_eth_txq_wait_send_thread
+#define gnio_gpu_dev_eth_txq_wait_send_block gnio_gpu_dev_eth_txq_wait_send_thread
+#endif
+
+/* The value a timed send takes for a CLOCK_REALTIME time in ns. gnio's
+ * proxies hold frames against that clock, so the value is the time itself. */
+/* @since 0.2 dev_txq_calc_ts: Timed-send value from a time in ns */
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_calculate_timestamp(const struct gnio_gpu_eth_txq *txq,
+							       uint64_t timestamp_ns, uint64_t *value)
+{
+	(void)txq;
+	*value = timestamp_ns;
+	return GNIO_SUCCESS;
+}
+
+/* ---------------------------------------------------------- completions -- */
+
+/* Descriptors the proxy has completed (a free-running index): every ticket
+ * below it has left the queue and its bytes may be reused. */
+GNIO_DEV uint64_t gnio_gpu_dev_eth_txq_completed(const struct gnio_gpu_eth_txq *txq) { return gnio_tx_ring_done(txq); }
+
+/* gnio: the ring's number of entries (the most sends in flight). */
+GNIO_DEV uint32_t gnio_gpu_dev_eth_txq_get_size(const struct gnio_gpu_eth_txq *txq) { return txq->size; }
+
+/* Descriptors the proxy failed to send so far (details: progress engine). */
+GNIO_DEV uint64_t gnio_gpu_dev_eth_txq_errors(const struct gnio_gpu_eth_txq *txq)
+{
+	/* ACQUIRE(tx.errors): pairs with the proxy's RELEASE store of it. */
+	return gnio_load_acquire_u64(&txq->sh->errors);
+}
+
+/* Wait for (WAIT_FLAG_B) or look at (NB) the completion of every send made
+ * so far with GNIO_GPUNETIO_ETH_SEND_FLAG_NOTIFY. *num_completed is num_cqe
+ * when they have all completed, else 0. gnio keeps one completion index, so
+ * ALL and LAST poll modes mean the same. */
+/* @since 0.2 dev_txq_poll_completion: Device-side wait for notified sends */
+GNIO_DEV gnio_error_t gnio_txq_poll_completion_impl(const struct gnio_gpu_eth_txq *txq, uint32_t num_cqe, int blocking,
+						    uint32_t *num_completed)
+{
+	const uint64_t end = gnio_load_acquire_dev_u64(&txq->lc->notify_end);
+	uint32_t naps = 0;
+	*num_completed = 0;
+	while (gnio_tx_ring_done(txq) < end) {
+		if (!blocking)
+			return GNIO_SUCCESS;
+#if GNIO_ON_GPU
+		__nanosleep(naps < 8 ? 128u << naps : 32768u);
+#else
+		gnio_cpu_relax();
+#endif
+		naps++;
+	}
+	if (gnio_gpu_dev_eth_txq_errors(txq))
+		return GNIO_ERROR_UNEXPECTED; /* a send failed: see the progress engine */
+	*num_completed = num_cqe;
+	return GNIO_SUCCESS;
+}
+
+#if defined(__cplusplus)
+template <enum gnio_gpu_dev_eth_cq_poll_mode MODE = GNIO_GPUNETIO_ETH_CQ_POLL_ALL,
+	  enum gnio_gpu_dev_eth_resource_sharing_mode SHARING = GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU,
+	  enum gnio_gpu_dev_eth_sync_scope SYNC = GNIO_GPUNETIO_ETH_SYNC_SCOPE_GPU>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_poll_completion(const struct gnio_gpu_eth_txq *txq, uint32_t num_cqe,
+							   enum gnio_gpu_dev_eth_wait_flags mode,
+							   uint32_t *num_completed)
+{
+	return gnio_txq_poll_completion_impl(txq, num_cqe, mode == GNIO_GPUNETIO_ETH_WAIT_FLAG_B, num_completed);
+}
+#else
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_poll_completion(const struct gnio_gpu_eth_txq *txq, uint32_t num_cqe,
+							   enum gnio_gpu_dev_eth_wait_flags mode,
+							   uint32_t *num_completed)
+{
+	return gnio_txq_poll_completion_impl(txq, num_cqe, mode == GNIO_GPUNETIO_ETH_WAIT_FLAG_B, num_completed);
+}
+#endif
+
+/* ------------------------------------------------- gnio: slot-style send -- */
+
+/* The queue's own TX pool (gnio_eth_txq_set_pkt_buf), one slot per ring
+ * entry: reserve tickets, write each frame into slot_addr(ticket), commit. A
+ * reserved ticket's slot is free, because reserve only hands out entries the
+ * proxy has completed. Shared at device scope. */
+/* @since 0.1 dev_txq_slot_send: Device-side slot send (reserve, write, commit) */
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_reserve(const struct gnio_gpu_eth_txq *txq, uint32_t n, uint64_t *ticket)
+{
+	if (GNIO_UNLIKELY(txq->slot_buf < 0))
+		return GNIO_ERROR_BAD_STATE;
+	return gnio_tx_ring_reserve(txq, n, ticket);
+}
+
+GNIO_DEV uint8_t *gnio_gpu_dev_eth_txq_slot_addr(const struct gnio_gpu_eth_txq *txq, uint64_t ticket)
+{
+	const struct gnio_tx_buf *b = &txq->bufs[txq->slot_buf];
+	return b->base + (uint64_t)(ticket & txq->mask) * b->elem_size;
+}
+
+/* Bytes a slot holds. */
+GNIO_DEV uint32_t gnio_gpu_dev_eth_txq_slot_size(const struct gnio_gpu_eth_txq *txq)
+{
+	return txq->bufs[txq->slot_buf].elem_size;
+}
+
+/* Commit the frame in ticket's slot; send_at_ns 0 = now. */
+GNIO_DEV void gnio_gpu_dev_eth_txq_commit(const struct gnio_gpu_eth_txq *txq, uint64_t ticket, uint32_t len,
+					  enum gnio_gpu_eth_send_flags flags, uint64_t send_at_ns)
+{
+	const uint32_t b = (uint32_t)txq->slot_buf;
+	gnio_txq_post(txq, ticket, b, (uint64_t)(ticket & txq->mask) * txq->bufs[b].elem_size, len, flags,
+		      send_at_ns);
 }
 
 #endif /* GNIO_DEVICE_ETH_TXQ_H */

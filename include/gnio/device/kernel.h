@@ -15,19 +15,19 @@ struct gnio_kernel_ctl {
 };
 
 /* @since 0.1 dev_kernel_stop_flag: Device-side stop flag and heartbeat */
-GNIO_DEV int gnio_dev_kernel_should_stop(const struct gnio_kernel_ctl *ctl)
+GNIO_DEV int gnio_gpu_dev_kernel_should_stop(const struct gnio_kernel_ctl *ctl)
 {
 	/* A plain flag: nothing is published with it, so relaxed is enough; the
 	 * host's release store makes it visible within a poll or two. */
 	return gnio_load_relaxed_u32(&ctl->stop) != 0;
 }
 
-GNIO_DEV void gnio_dev_kernel_heartbeat(struct gnio_kernel_ctl *ctl, uint64_t value)
+GNIO_DEV void gnio_gpu_dev_kernel_heartbeat(struct gnio_kernel_ctl *ctl, uint64_t value)
 {
 	gnio_store_relaxed_u64(&ctl->heartbeat, value);
 }
 
-GNIO_DEV void gnio_dev_kernel_set_exit_code(struct gnio_kernel_ctl *ctl, uint32_t code)
+GNIO_DEV void gnio_gpu_dev_kernel_set_exit_code(struct gnio_kernel_ctl *ctl, uint32_t code)
 {
 	gnio_store_release_u32(&ctl->exit_code, code);
 }

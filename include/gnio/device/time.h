@@ -11,7 +11,7 @@
 #include <time.h>
 #endif
 
-GNIO_HD uint64_t gnio_dev_time_ns(void)
+GNIO_HD uint64_t gnio_gpu_dev_time_ns(void)
 {
 #if GNIO_ON_GPU
 	uint64_t t;

@@ -91,6 +91,20 @@ GNIO_HD int gnio_cas_dev_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
 	*expected = old;
 	return 0;
 }
+/* Words only the threads of one block share (a CTA-shared TX queue). */
+GNIO_HD int gnio_cas_cta_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	unsigned long long old = atomicCAS_block((unsigned long long *)p, (unsigned long long)*expected,
+						 (unsigned long long)desired);
+	if (old == *expected)
+		return 1;
+	*expected = old;
+	return 0;
+}
+GNIO_HD void gnio_fetch_max_dev_u64(uint64_t *p, uint64_t v)
+{
+	atomicMax((unsigned long long *)p, (unsigned long long)v);
+}
 GNIO_HD void gnio_cpu_relax(void) { __nanosleep(32); }
 
 #else /* host C, CPU device */
@@ -113,6 +127,16 @@ GNIO_HD int gnio_cas_dev_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
 {
 	return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_RELAXED,
 					   __ATOMIC_RELAXED);
+}
+GNIO_HD int gnio_cas_cta_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
+{
+	return gnio_cas_dev_u64(p, expected, desired);
+}
+GNIO_HD void gnio_fetch_max_dev_u64(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+	while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 #if defined(__x86_64__) || defined(__i386__)
 GNIO_HD void gnio_cpu_relax(void) { __builtin_ia32_pause(); }

@@ -12,6 +12,12 @@
  *  - Payload pool: a registered gnio_buf_arr. A descriptor names a frame by its
  *    byte offset in the pool, so a wire may place frames anywhere in it (AF_XDP
  *    UMEM) or cyclically (one slot per ring entry: sw, afpacket, pcap).
+ *  - A TX descriptor names its frame by (buffer index, offset): the TX queue
+ *    keeps a table of the buffer arrays registered with it, the RX pool
+ *    included, so a kernel sends a received frame in place (no copy).
+ *  - In-place holds: an RX slot that was sent is marked in its pool's hold
+ *    array and is not refilled until the TX side marks it done (see
+ *    GNIO_HOLD_* below for the three writers and their order).
  *
  * Hot-path structs are exposed so that the inline functions can be compiled into
  * kernels; applications use the functions in gnio/device/, not the fields.
@@ -63,6 +69,7 @@ struct gnio_gpu_eth_rxq {
 	uint32_t mask;
 	uint32_t slot_size; /* bytes per pool slot (cyclic wires) */
 	uint32_t queue_id;
+	uint32_t pkt_mkey;  /* key of the RX pool, for sending a frame in place */
 };
 
 /* Consumer: release the batch handed out last time, so the proxy may reuse its
@@ -124,33 +131,65 @@ GNIO_HD void gnio_rx_ring_publish(struct gnio_rx_ring_shared *sh, uint64_t new_p
 
 /* ---------------------------------------------------------------- TX ---- */
 
-#define GNIO_TX_F_TIMED 0x1u /* hold until send_at_ns (CLOCK_REALTIME) */
+/* TX descriptor flags (low byte of gnio_tx_desc.flags; the next byte is the
+ * index of the frame's buffer in the queue's buffer table). */
+#define GNIO_TX_F_TIMED  0x1u /* hold until send_at_ns (CLOCK_REALTIME) */
+#define GNIO_TX_F_NOTIFY 0x2u /* post a completion event to the progress engine */
+#define GNIO_TX_F_MASK   0xffu
+#define GNIO_TX_BUF_SHIFT 8
 
 struct gnio_tx_desc {
-	uint64_t buf_off;    /* frame start, bytes from the pool base */
+	uint64_t buf_off;    /* frame start, bytes from its buffer's base */
 	uint32_t len;
-	uint32_t flags;      /* GNIO_TX_F_* */
+	uint32_t flags;      /* GNIO_TX_F_* | buffer index << GNIO_TX_BUF_SHIFT */
 	uint64_t send_at_ns; /* with GNIO_TX_F_TIMED */
 	uint64_t tag;        /* ticket + 1 once the descriptor is complete */
 };
 
 struct gnio_tx_ring_shared {
 	/* Written by the proxy only: every descriptor below this index has left
-	 * (or failed); its ring entry and pool slot are free again. */
+	 * (or failed); its ring entry and buffer are free again. */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t done;
 	/* Written by the proxy only: descriptors that failed to send (bad length,
-	 * out of pool, wire error). Details go to the host progress engine. */
+	 * outside its buffer, wire error). Details go to the progress engine. */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t errors;
 };
 
 struct gnio_tx_ring_local {
 	/* Ticket counter: the next descriptor index to hand to a sender. Only GPU
-	 * threads (or CPU-device threads) touch it, with device-scope atomics. */
+	 * threads (or CPU-device threads) touch it, with device-scope atomics
+	 * (shared queues) or plain accesses (an exclusive queue). */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t tail;
 	/* Last tx.done some sender read from the host, so the others need not
 	 * cross PCIe while the ring has room. Monotonic in practice; a stale
 	 * (smaller) value only costs one more read of the real index. */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t cached_done;
+	/* One past the highest ticket sent with GNIO_TX_F_NOTIFY (device-scope
+	 * max): what a completion poll waits for. */
+	GNIO_ALIGNED(GNIO_LINE) uint64_t notify_end;
+};
+
+/* In-place holds. Each pool has one word per slot, in pinned host memory:
+ *   kernel   : FREE -> SENT  when it sends a received frame from the slot
+ *   TX proxy : SENT -> DONE  once the wire no longer needs the bytes
+ *   RX proxy : DONE -> FREE  just before it refills the slot
+ * Only one agent may write a given word at a time, and each hands it on
+ * through an edge that already exists (the descriptor tag, rx.cons, rx.prod),
+ * so no read-modify-write ever crosses PCIe. A slot may be sent in place once
+ * per reception. */
+#define GNIO_HOLD_FREE 0u
+#define GNIO_HOLD_SENT 1u
+#define GNIO_HOLD_DONE 2u
+
+#define GNIO_TXQ_MAX_BUFS 16
+
+/* A buffer array a TX queue may send from, as the kernel sees it. */
+struct gnio_tx_buf {
+	uint8_t *base;      /* device view */
+	uint64_t size;
+	uint32_t *hold;     /* device view of the hold words (RX pools), else NULL */
+	uint32_t elem_size;
+	uint32_t mkey;      /* the array's key (gnio_buf_arr_get_mkey) */
 };
 
 /* The GPU handle of a TX queue (DOCA: doca_gpu_eth_txq). */
@@ -158,43 +197,57 @@ struct gnio_gpu_eth_txq {
 	struct gnio_tx_ring_shared *sh;
 	struct gnio_tx_ring_local *lc;
 	struct gnio_tx_desc *desc;
-	uint8_t *pool;      /* NULL when no pool was registered: send says BAD_STATE */
-	uint64_t pool_size;
 	uint32_t size;
 	uint32_t mask;
-	uint32_t slot_size;
 	uint32_t queue_id;
+	uint32_t nbufs;     /* 0: nothing registered, every send says BAD_STATE */
+	int32_t slot_buf;   /* buffer of the slot-style API (set_pkt_buf), -1 none */
+	uint32_t rsvd;
+	struct gnio_tx_buf bufs[GNIO_TXQ_MAX_BUFS];
 };
 
-/* Sender: reserve n consecutive tickets. AGAIN when fewer than n entries are
- * free; the caller drains completions (or waits for the proxy) and retries. */
-GNIO_HD gnio_error_t gnio_tx_ring_reserve(const struct gnio_gpu_eth_txq *q, uint32_t n, uint64_t *ticket)
+/* Is there room for n more descriptors after ticket t? Refreshes the cached
+ * completion index once before saying no. */
+GNIO_HD int gnio_tx_ring_room(const struct gnio_gpu_eth_txq *q, uint64_t t, uint32_t n, uint64_t *done)
 {
-	if (GNIO_UNLIKELY(q->pool == NULL))
+	/* Signed: a stale t (below done) must not look like a full ring. */
+	if ((int64_t)(t + n - *done) <= (int64_t)q->size)
+		return 1;
+	/* ACQUIRE(tx.done) pairs with the proxy's RELEASE(tx.done) in
+	 * gnio_tx_ring_complete(): the proxy has finished reading the entries
+	 * and buffers we are about to reuse. */
+	*done = gnio_load_acquire_u64(&q->sh->done);
+	/* RELEASE(tx.cached_done): pairs with ACQUIRE(tx.cached_done) in the
+	 * reserve functions; the chain carries the proxy's "done reading" on to
+	 * the other senders. */
+	gnio_store_release_dev_u64(&q->lc->cached_done, *done);
+	return (int64_t)(t + n - *done) <= (int64_t)q->size;
+}
+
+/* Sender, shared queue: reserve n consecutive tickets with a CAS on the
+ * ticket counter, at device scope (any thread of the GPU may send) or, with
+ * cta, at block scope (only the threads of one block send). AGAIN when fewer
+ * than n entries are free; the caller drains completions (or waits for the
+ * proxy) and retries. */
+GNIO_HD gnio_error_t gnio_tx_ring_reserve_shared(const struct gnio_gpu_eth_txq *q, uint32_t n, uint64_t *ticket,
+						 int cta)
+{
+	if (GNIO_UNLIKELY(q->nbufs == 0))
 		return GNIO_ERROR_BAD_STATE;
 	if (GNIO_UNLIKELY(n == 0 || n > q->size))
 		return GNIO_ERROR_INVALID_VALUE;
 	uint64_t t = gnio_load_relaxed_u64(&q->lc->tail);
-	/* ACQUIRE(tx.cached_done) pairs with RELEASE(tx.cached_done) below, which
-	 * follows another sender's ACQUIRE(tx.done): the chain carries the
-	 * proxy's "done reading these slots" to this sender. */
+	/* ACQUIRE(tx.cached_done): pairs with RELEASE(tx.cached_done) in
+	 * gnio_tx_ring_room(). */
 	uint64_t done = gnio_load_acquire_dev_u64(&q->lc->cached_done);
 	int fresh = 0;
 	for (;;) {
-		/* Signed: a stale t (below done) must reach the CAS, which
-		 * refreshes it, instead of looking like a full ring. */
 		if ((int64_t)(t + n - done) > (int64_t)q->size) {
-			if (fresh)
+			if (fresh || !gnio_tx_ring_room(q, t, n, &done))
 				return GNIO_ERROR_AGAIN;
-			/* ACQUIRE(tx.done) pairs with the proxy's RELEASE(tx.done)
-			 * in gnio_tx_ring_complete(): the proxy has finished
-			 * reading the entries and pool slots we are about to reuse. */
-			done = gnio_load_acquire_u64(&q->sh->done);
-			gnio_store_release_dev_u64(&q->lc->cached_done, done);
 			fresh = 1;
-			continue;
 		}
-		if (gnio_cas_dev_u64(&q->lc->tail, &t, t + n)) {
+		if (cta ? gnio_cas_cta_u64(&q->lc->tail, &t, t + n) : gnio_cas_dev_u64(&q->lc->tail, &t, t + n)) {
 			*ticket = t;
 			return GNIO_SUCCESS;
 		}
@@ -202,20 +255,74 @@ GNIO_HD gnio_error_t gnio_tx_ring_reserve(const struct gnio_gpu_eth_txq *q, uint
 	}
 }
 
+GNIO_HD gnio_error_t gnio_tx_ring_reserve(const struct gnio_gpu_eth_txq *q, uint32_t n, uint64_t *ticket)
+{
+	return gnio_tx_ring_reserve_shared(q, n, ticket, 0);
+}
+
+/* Sender, exclusive queue: one agent owns the ticket counter, so a plain
+ * read and write replace the CAS. */
+GNIO_HD gnio_error_t gnio_tx_ring_reserve_exclusive(const struct gnio_gpu_eth_txq *q, uint32_t n, uint64_t *ticket)
+{
+	if (GNIO_UNLIKELY(q->nbufs == 0))
+		return GNIO_ERROR_BAD_STATE;
+	if (GNIO_UNLIKELY(n == 0 || n > q->size))
+		return GNIO_ERROR_INVALID_VALUE;
+	uint64_t t = q->lc->tail;
+	uint64_t done = q->lc->cached_done;
+	if (!gnio_tx_ring_room(q, t, n, &done))
+		return GNIO_ERROR_AGAIN;
+	q->lc->tail = t + n;
+	*ticket = t;
+	return GNIO_SUCCESS;
+}
+
+/* Sender: the buffer holding [addr, addr + len). mkey names the array (either
+ * byte order, as DOCA code passes it); 0 means "find it by address". Returns
+ * the table index, or -1 (INVALID_VALUE for the caller). */
+GNIO_HD int gnio_tx_ring_find_buf(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t len,
+				  uint64_t *off)
+{
+	uint32_t swapped = (mkey >> 24) | ((mkey >> 8) & 0xff00u) | ((mkey << 8) & 0xff0000u) | (mkey << 24);
+	for (uint32_t i = 0; i < q->nbufs; i++) {
+		const struct gnio_tx_buf *b = &q->bufs[i];
+		if (mkey && b->mkey != mkey && b->mkey != swapped)
+			continue;
+		uint64_t base = (uint64_t)(uintptr_t)b->base;
+		if (addr >= base && addr - base < b->size && len <= b->size - (addr - base)) {
+			*off = addr - base;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* Sender: an RX slot is about to leave in place: mark it, so the RX proxy
+ * does not refill it before the TX side is done. Plain store: it is published
+ * by this sender's later RELEASE(tx.tag) (to the TX proxy) and by the
+ * consumer's later RELEASE(rx.cons) (to the RX proxy). */
+GNIO_HD void gnio_tx_ring_hold(const struct gnio_gpu_eth_txq *q, uint32_t buf, uint64_t off)
+{
+	const struct gnio_tx_buf *b = &q->bufs[buf];
+	if (b->hold)
+		gnio_store_relaxed_u32(&b->hold[off / b->elem_size], GNIO_HOLD_SENT);
+}
+
 /* Sender: fill descriptor `ticket` and mark it ready. Payload bytes written by
  * this thread before the call are published with it; bytes written by other
  * threads must be ordered before it by the caller (e.g. __syncthreads()). */
-GNIO_HD void gnio_tx_ring_commit(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint64_t buf_off,
+GNIO_HD void gnio_tx_ring_commit(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, uint64_t buf_off,
 				 uint32_t len, uint32_t flags, uint64_t send_at_ns)
 {
 	struct gnio_tx_desc *d = &q->desc[ticket & q->mask];
 	d->buf_off = buf_off;
 	d->len = len;
-	d->flags = flags;
+	d->flags = (flags & GNIO_TX_F_MASK) | (buf << GNIO_TX_BUF_SHIFT);
 	d->send_at_ns = send_at_ns;
-	/* RELEASE(tx.tag): descriptor fields and payload before the tag; pairs
-	 * with ACQUIRE(tx.tag) in gnio_tx_ring_ready(). The tag is ticket+1, so a
-	 * stale tag from the previous lap (ticket+1-size) never matches. */
+	/* RELEASE(tx.tag): descriptor fields, payload and hold mark before the
+	 * tag; pairs with ACQUIRE(tx.tag) in gnio_tx_ring_ready(). The tag is
+	 * ticket+1, so a stale tag from the previous lap (ticket+1-size) never
+	 * matches. */
 	gnio_store_release_u64(&d->tag, ticket + 1);
 }
 
@@ -231,7 +338,7 @@ GNIO_HD const struct gnio_tx_desc *gnio_tx_ring_ready(struct gnio_tx_desc *ring,
 GNIO_HD void gnio_tx_ring_complete(struct gnio_tx_ring_shared *sh, uint64_t new_done)
 {
 	/* RELEASE(tx.done): the proxy's reads of those slots happen before;
-	 * pairs with ACQUIRE(tx.done) in gnio_tx_ring_reserve() and completions. */
+	 * pairs with ACQUIRE(tx.done) in gnio_tx_ring_room() and completions. */
 	gnio_store_release_u64(&sh->done, new_done);
 }
 
@@ -239,6 +346,32 @@ GNIO_HD uint64_t gnio_tx_ring_done(const struct gnio_gpu_eth_txq *q)
 {
 	/* ACQUIRE(tx.done): pairs with RELEASE(tx.done) in gnio_tx_ring_complete(). */
 	return gnio_load_acquire_u64(&q->sh->done);
+}
+
+/* TX proxy: the wire is done with a slot sent in place. */
+GNIO_HD void gnio_hold_done(uint32_t *hold_word)
+{
+	/* RELEASE(hold): the proxy's (and wire's) reads of the frame happen
+	 * before; pairs with ACQUIRE(hold) in gnio_hold_check(). */
+	gnio_store_release_u32(hold_word, GNIO_HOLD_DONE);
+}
+
+/* RX proxy, for a released entry's slot: 1 when it may be refilled (never
+ * sent, or sent and done: then it is reset to FREE), 0 while in flight. */
+GNIO_HD int gnio_hold_check(uint32_t *hold_word)
+{
+	/* ACQUIRE(hold): pairs with RELEASE(hold) in gnio_hold_done(). The
+	 * kernel's SENT store was published by RELEASE(rx.cons), which the RX
+	 * proxy acquired before it looked at this released entry. */
+	uint32_t h = gnio_load_acquire_u32(hold_word);
+	if (h == GNIO_HOLD_FREE)
+		return 1;
+	if (h != GNIO_HOLD_DONE)
+		return 0;
+	/* Relaxed: the RX proxy's later RELEASE(rx.prod) publishes it before the
+	 * kernel can see (and hold) the slot again. */
+	gnio_store_relaxed_u32(hold_word, GNIO_HOLD_FREE);
+	return 1;
 }
 
 #endif /* GNIO_IMPL_RING_H */

@@ -406,7 +406,7 @@ static unsigned afp_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 	return got;
 }
 
-static unsigned afp_tx_burst(void *qv, const struct gnio_wire_frame *f, unsigned n)
+static unsigned afp_tx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 {
 	struct afp_txq *q = qv;
 	int sent;

@@ -16,13 +16,20 @@
  * internal and rx_burst copies each frame out. TX always copies the frame
  * into a UMEM chunk (the TX pool is a different allocation than the UMEM).
  *
- * XDP program: we load our own four-instruction redirect program with libbpf
- * instead of libxdp's default one. libxdp wants a bpffs for its dispatcher
- * and freplace is refused on these kernels, so the dispatcher path fails and
- * leaves pins behind; a raw program needs neither bpffs nor freplace. An
- * flock on /run/gnio/afxdp-<netns>-<ifindex>.lock marks a live owner, so an
- * attached "gnio_xsk" program whose lock is free was left by a killed run and
- * is removed on open.
+ * XDP program "gnio_xsk": with GNIO_HAVE_XDP_FLOW (clang found at configure
+ * time) it is the flow program (src/flow/xdp_flow.bpf.c): without rules it
+ * redirects every frame to the socket of its queue (XDP_PASS when the queue
+ * has none); with a gnio_flow bound to the wire it decides gnio / kernel /
+ * drop per rule and counts hits. It is loaded with libbpf from the object
+ * embedded in the library and attached through libxdp, which first tries its
+ * multi-program dispatcher and, where the kernel refuses it (no freplace, no
+ * bpffs: these kernels), attaches the program on its own. Without clang we
+ * load a six-instruction redirect program with libbpf instead. Either way
+ * the socket is created with XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD (libxdp's
+ * own default program is never used). An flock on
+ * /run/gnio/afxdp-<netns>-<ifindex>.lock marks a live owner, so an attached
+ * "gnio_xsk" program whose lock is free was left by a killed run and is
+ * removed on open.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +61,10 @@
 #include "core/lockfile.h"
 #include "eth/wire.h"
 #include "eth/wire_opts.h"
+#include "flow/flow_priv.h"
+#ifdef GNIO_HAVE_XDP_FLOW
+#include "flow/flow_xdp.h"
+#endif
 
 #define COMP "afxdp"
 #define PROG_NAME "gnio_xsk"
@@ -63,6 +74,7 @@
 #define DEF_FRAMES 4096u
 #define TX_POOL_MAX 256u  /* TX chunks taken from a pool UMEM */
 #define FILL_RESERVE 512u /* fill buffers to keep while the GPU ring is full */
+#define TX_RING_MIN 2048u /* TX/completion ring entries, at least */
 
 struct afxdp_wire;
 
@@ -84,6 +96,8 @@ struct xq {
 	uint32_t rx_cap;    /* largest frame a chunk takes */
 	uint64_t *tx_free;  /* stack of free TX chunk addresses */
 	uint32_t tx_nfree, tx_total;
+	uint64_t tx_chunk_base; /* TX chunks start here; lower addresses are RX chunks */
+	uint32_t tx_ring_size;  /* TX and completion ring entries */
 	uint32_t tx_inflight; /* in TX ring or completion ring */
 	uint32_t tx_done;     /* completions reaped by tx_burst, not yet reported */
 	int has_rx, has_tx;
@@ -108,6 +122,12 @@ struct afxdp_wire {
 	int prog_fd, map_fd;
 	struct gnio_lockfile lock; /* held while the wire is open; removed on close */
 	uint32_t prog_id;
+	/* the flow program (GNIO_HAVE_XDP_FLOW): loaded while attached; owns
+	 * prog_fd and map_fd then. flow_table is the bound flow's current rule
+	 * table (NULL: no flow), installed whenever the program is loaded. */
+	struct flow_xdp *xdp;
+	struct fk_table *flow_table;
+	int xdp_dispatcher; /* attached through libxdp's dispatcher */
 	uint32_t mtu;
 	uint32_t nrxq, ntxq;
 	char mode[32];
@@ -193,8 +213,10 @@ static gnio_error_t iface_check(const char *ifname, int *ifindex, uint32_t *mtu)
 
 /* ------------------------------------------------------ XDP program -- */
 
-/* r2 = ctx->rx_queue_index; r1 = xsks map; r3 = XDP_PASS (action when the
- * slot is empty); return bpf_redirect_map(r1, r2, r3). */
+#ifndef GNIO_HAVE_XDP_FLOW
+/* Without the flow program: r2 = ctx->rx_queue_index; r1 = xsks map; r3 =
+ * XDP_PASS (action when the slot is empty); return bpf_redirect_map(r1, r2,
+ * r3). */
 static int load_prog(int map_fd)
 {
 	struct bpf_insn insns[] = {
@@ -211,6 +233,7 @@ static int load_prog(int map_fd)
 	return bpf_prog_load(BPF_PROG_TYPE_XDP, PROG_NAME, "GPL", insns,
 			     sizeof(insns) / sizeof(insns[0]), &o);
 }
+#endif
 
 static int prog_name_by_id(uint32_t id, char *name, size_t len)
 {
@@ -281,14 +304,29 @@ static gnio_error_t clear_stale(struct afxdp_wire *w, int force)
 	return GNIO_SUCCESS;
 }
 
-static gnio_error_t attach_prog(struct afxdp_wire *w)
-{
-	uint32_t try[2];
-	int ntry = 0, err = 0;
+#define XSK_ENTRIES(w) ((w)->nrxq > MAX_QUEUES ? (w)->nrxq : MAX_QUEUES)
 
-	w->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "gnio_xsks", 4, 4, w->nrxq > MAX_QUEUES ? w->nrxq : MAX_QUEUES, NULL);
+/* Load the program the wire attaches: the flow program when built in, else
+ * the raw redirect program. Sets prog_fd and map_fd (the XSKMAP). */
+static gnio_error_t load_any_prog(struct afxdp_wire *w)
+{
+#ifdef GNIO_HAVE_XDP_FLOW
+	gnio_error_t e = flow_xdp_open(XSK_ENTRIES(w), &w->xdp);
+
+	if (!e)
+		e = flow_xdp_publish(w->xdp, w->flow_table);
+	if (!e)
+		e = flow_xdp_load(w->xdp);
+	if (e)
+		return e;
+	w->prog_fd = flow_xdp_prog_fd(w->xdp);
+	w->map_fd = flow_xdp_xsks_fd(w->xdp);
+	return GNIO_SUCCESS;
+#else
+	w->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "gnio_xsks", 4, 4, XSK_ENTRIES(w), NULL);
 	if (w->map_fd < 0) {
-		err = errno;
+		int err = errno;
+
 		if (err == EPERM)
 			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
 					 "creating an XSKMAP was refused (needs CAP_BPF and CAP_NET_ADMIN)");
@@ -298,16 +336,38 @@ static gnio_error_t attach_prog(struct afxdp_wire *w)
 	if (w->prog_fd < 0)
 		return gnio_fail(errno == EPERM ? GNIO_ERROR_NOT_PERMITTED : GNIO_ERROR_OPERATING_SYSTEM, COMP,
 				 "cannot load the XDP redirect program: %s", strerror(errno));
+	return GNIO_SUCCESS;
+#endif
+}
+
+/* 0 or an errno; only if the interface has no XDP program in that mode. */
+static int attach_mode(struct afxdp_wire *w, uint32_t mode)
+{
+#ifdef GNIO_HAVE_XDP_FLOW
+	int ret = flow_xdp_attach(w->xdp, w->ifindex, mode, &w->xdp_dispatcher);
+
+	return ret < 0 ? -ret : ret;
+#else
+	return bpf_xdp_attach(w->ifindex, w->prog_fd, mode | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL) ? errno : 0;
+#endif
+}
+
+static gnio_error_t attach_prog(struct afxdp_wire *w)
+{
+	uint32_t try[2];
+	int ntry = 0, err = 0;
+
+	GNIO_CHECK(load_any_prog(w));
 	if (w->force_mode)
 		try[ntry++] = (uint32_t)w->force_mode;
 	else
 		try[ntry++] = XDP_FLAGS_DRV_MODE, try[ntry++] = XDP_FLAGS_SKB_MODE;
 	for (int i = 0; i < ntry; i++) {
-		if (bpf_xdp_attach(w->ifindex, w->prog_fd, try[i] | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL) == 0) {
+		err = attach_mode(w, try[i]);
+		if (!err) {
 			w->attach_flags = try[i];
 			break;
 		}
-		err = errno;
 		GNIO_LOG_DBG(COMP, "attach in %s mode on %s: %s", try[i] == XDP_FLAGS_DRV_MODE ? "native" : "skb",
 			     w->ifname, strerror(err));
 	}
@@ -320,6 +380,8 @@ static gnio_error_t attach_prog(struct afxdp_wire *w)
 		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afxdp: cannot attach XDP to %s in %s mode: %s",
 				 w->ifname, w->force_mode == XDP_FLAGS_SKB_MODE ? "skb" : "native", strerror(err));
 	}
+	if (w->xdp_dispatcher)
+		GNIO_LOG_INFO(COMP, "%s: the XDP program went in through libxdp's multi-program dispatcher", w->ifname);
 	{
 		struct bpf_prog_info info;
 		uint32_t ilen = sizeof(info);
@@ -335,17 +397,92 @@ static void detach_prog(struct afxdp_wire *w)
 {
 	if (w->attach_flags) {
 		LIBBPF_OPTS(bpf_xdp_attach_opts, ao, .old_prog_fd = w->prog_fd);
+		int err = 0;
+
+#ifdef GNIO_HAVE_XDP_FLOW
+		if (w->xdp_dispatcher)
+			err = flow_xdp_detach_dispatcher(w->xdp, w->ifindex, w->attach_flags);
+		else
+#endif
 		/* old_prog_fd: only remove the program if it is still ours */
 		if (bpf_xdp_detach(w->ifindex, w->attach_flags, &ao))
-			GNIO_LOG_WARN(COMP, "detaching XDP from %s: %s", w->ifname, strerror(errno));
+			err = errno;
+		if (err)
+			GNIO_LOG_WARN(COMP, "detaching XDP from %s: %s", w->ifname, strerror(err < 0 ? -err : err));
 		w->attach_flags = 0;
+		w->xdp_dispatcher = 0;
 	}
+#ifdef GNIO_HAVE_XDP_FLOW
+	if (w->xdp) {
+		/* the object owns the program and map fds */
+		flow_xdp_close(w->xdp);
+		w->xdp = NULL;
+		w->prog_fd = w->map_fd = -1;
+	}
+#endif
 	if (w->prog_fd >= 0)
 		close(w->prog_fd);
 	if (w->map_fd >= 0)
 		close(w->map_fd);
 	w->prog_fd = w->map_fd = -1;
 }
+
+/* ------------------------------------------------------ flow binding -- */
+
+/* A gnio_flow bound to this wire hands its rule tables here (src/flow/flow.c
+ * through gnio_afxdp_flow_hooks). Control calls: not concurrent with RX
+ * queue open/close on the same wire. */
+#ifdef GNIO_HAVE_XDP_FLOW
+static gnio_error_t afxdp_flow_publish(void *wire, const struct fk_table *t)
+{
+	struct afxdp_wire *w = wire;
+	struct fk_table *copy = NULL;
+
+	if (t) {
+		copy = malloc(sizeof(*copy));
+		if (!copy)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+		memcpy(copy, t, sizeof(*copy));
+	}
+	if (w->xdp) { /* loaded: install now; returns once the old table is unused */
+		gnio_error_t err = flow_xdp_publish(w->xdp, t);
+
+		if (err) {
+			free(copy);
+			return err;
+		}
+	}
+	free(w->flow_table);
+	w->flow_table = copy; /* installed at the next load */
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t afxdp_flow_read_hits(void *wire, uint64_t *slots)
+{
+	struct afxdp_wire *w = wire;
+
+	if (!w->xdp) {
+		memset(slots, 0, sizeof(uint64_t) * FK_NUM_SLOTS);
+		return GNIO_SUCCESS;
+	}
+	return flow_xdp_read_hits(w->xdp, slots);
+}
+
+static const struct flow_wire_hooks afxdp_flow_hooks = {
+	.publish = afxdp_flow_publish,
+	.read_hits = afxdp_flow_read_hits,
+};
+
+const struct flow_wire_hooks *gnio_afxdp_flow_hooks(void)
+{
+	return &afxdp_flow_hooks;
+}
+#else
+const struct flow_wire_hooks *gnio_afxdp_flow_hooks(void)
+{
+	return NULL; /* no XDP flow program: the proxies do it all */
+}
+#endif
 
 /* ---------------------------------------------------------------- wire -- */
 
@@ -681,7 +818,10 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 			      nrx > FILL_RESERVE ? nrx - FILL_RESERVE : 0, cfg->ring_size + FILL_RESERVE + ntx);
 	memset(&uc, 0, sizeof(uc));
 	uc.fill_size = ring;
-	uc.comp_size = pow2_floor(ntx);
+	/* The TX and completion rings also carry in-place forwards, which take
+	 * no TX chunk: size them for a burst of those, not for the chunks. */
+	q->tx_ring_size = pow2_floor(ntx) > TX_RING_MIN ? pow2_floor(ntx) : TX_RING_MIN;
+	uc.comp_size = q->tx_ring_size;
 	uc.frame_size = q->chunk;
 	uc.frame_headroom = 0;
 	ret = xsk_umem__create(&q->umem, q->area, q->area_size, &q->fq, &q->cq, &uc);
@@ -694,7 +834,7 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 	}
 	memset(&sc, 0, sizeof(sc));
 	sc.rx_size = ring;
-	sc.tx_size = pow2_floor(ntx);
+	sc.tx_size = q->tx_ring_size;
 	sc.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
 	sc.xdp_flags = w->attach_flags;
 	sc.bind_flags = XDP_USE_NEED_WAKEUP;
@@ -744,6 +884,7 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		xsk_ring_prod__submit(&q->fq, nfill);
 	}
 	q->tx_total = sc.tx_size < ntx ? sc.tx_size : ntx;
+	q->tx_chunk_base = (uint64_t)nrx * q->chunk;
 	q->tx_free = malloc(sizeof(uint64_t) * q->tx_total);
 	if (!q->tx_free) {
 		xq_free(q);
@@ -962,39 +1103,69 @@ static inline void tx_kick(struct xq *q)
 		sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
 }
 
+/* Completed sends: TX chunks go back on the free stack; frames that were sent
+ * from the pool (in-place forwards) are not chunks of ours and are only
+ * counted: the RX side gets them back through the hold words. */
 static unsigned cq_reap(struct xq *q)
 {
 	uint32_t idx;
-	unsigned got = xsk_ring_cons__peek(&q->cq, q->tx_total, &idx);
+	unsigned got = xsk_ring_cons__peek(&q->cq, q->tx_ring_size, &idx);
 
-	for (unsigned i = 0; i < got; i++)
-		q->tx_free[q->tx_nfree++] = *xsk_ring_cons__comp_addr(&q->cq, idx + i);
+	for (unsigned i = 0; i < got; i++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(&q->cq, idx + i);
+		if (a >= q->tx_chunk_base)
+			q->tx_free[q->tx_nfree++] = a;
+	}
 	xsk_ring_cons__release(&q->cq, got);
 	q->tx_inflight -= got;
 	return got;
 }
 
-static unsigned afxdp_tx_burst(void *qv, const struct gnio_wire_frame *f, unsigned n)
+/* A frame inside this socket's UMEM (a received frame sent back out) is put
+ * on the TX ring by address: true zero copy. Any other frame is copied into a
+ * free TX chunk. */
+static int in_umem(const struct xq *q, const struct gnio_wire_frame *f)
+{
+	return f->data >= q->area && f->data < q->area + q->area_size && f->len <= q->area + q->area_size - f->data;
+}
+
+static unsigned afxdp_tx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 {
 	struct xq *q = qv;
 	uint32_t idx;
-	unsigned i, take;
+	unsigned i, take, need = 0;
 
-	if (q->tx_nfree < n) /* recycle finished chunks; tx_reap reports them */
-		q->tx_done += cq_reap(q);
-	if (!q->tx_nfree) {
+	/* How many frames, in order, we can take: forwards need no chunk. */
+	int reaped = 0;
+	for (take = 0; take < n; take++) {
+		if (in_umem(q, &f[take]))
+			continue;
+		if (need == q->tx_nfree && !reaped) {
+			q->tx_done += cq_reap(q); /* recycle chunks; tx_reap reports them */
+			reaped = 1;
+		}
+		if (need == q->tx_nfree)
+			break;
+		need++;
+	}
+	if (!take) {
 		tx_kick(q);
 		return 0;
 	}
-	take = n < q->tx_nfree ? n : q->tx_nfree;
 	take = xsk_ring_prod__reserve(&q->tx, take, &idx);
 	for (i = 0; i < take; i++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + i);
 		uint32_t len = f[i].len < q->chunk ? f[i].len : q->chunk;
-		uint64_t a = q->tx_free[--q->tx_nfree];
 
-		memcpy(q->area + a, f[i].data, len);
-		d->addr = a;
+		if (in_umem(q, &f[i])) {
+			d->addr = (uint64_t)(f[i].data - q->area);
+			f[i].copied = 0;
+		} else {
+			uint64_t a = q->tx_free[--q->tx_nfree];
+			memcpy(q->area + a, f[i].data, len);
+			d->addr = a;
+			f[i].copied = 1;
+		}
 		d->len = len;
 		d->options = 0;
 	}

@@ -90,7 +90,7 @@ static unsigned null_rx_burst(void *q, struct gnio_wire_frame *frames, unsigned 
 	return n;
 }
 
-static unsigned null_tx_burst(void *q, const struct gnio_wire_frame *frames, unsigned n)
+static unsigned null_tx_burst(void *q, struct gnio_wire_frame *frames, unsigned n)
 {
 	struct null_queue *nq = q;
 	__atomic_store_n(&nq->tx, nq->tx + n, __ATOMIC_RELAXED);

@@ -345,7 +345,7 @@ static void pw_txq_close(void *qv)
 	free(q);
 }
 
-static unsigned pw_tx_burst(void *qv, const struct gnio_wire_frame *f, unsigned n)
+static unsigned pw_tx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 {
 	struct pcap_txq *q = qv;
 	struct pcap_pkthdr h;

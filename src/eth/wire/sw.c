@@ -627,7 +627,7 @@ static void sw_rx_quiesce(void *qh)
 }
 
 /* Proxy thread of the queue: take what fits, never drop; one publish. */
-static unsigned sw_tx_burst(void *qh, const struct gnio_wire_frame *frames, unsigned n)
+static unsigned sw_tx_burst(void *qh, struct gnio_wire_frame *frames, unsigned n)
 {
 	struct sw_queue *q = qh;
 	uint64_t ts_ns = clock_ns(CLOCK_REALTIME);
@@ -680,6 +680,7 @@ const struct gnio_wire_ops gnio_wire_sw_ops = {
 
 gnio_error_t gnio_sw_peer_open(const char *name, struct gnio_sw_peer **peer)
 {
+	gnio_api_enter();
 	struct gnio_sw_peer *p;
 	struct sw_wire *w;
 
@@ -706,8 +707,9 @@ gnio_error_t gnio_sw_peer_open(const char *name, struct gnio_sw_peer **peer)
 
 gnio_error_t gnio_sw_peer_close(struct gnio_sw_peer *peer)
 {
+	gnio_api_enter();
 	if (!peer)
-		return GNIO_ERROR_INVALID_VALUE;
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, SW_COMP, "peer_close: NULL peer");
 	wire_unref(peer->wire);
 	free(peer);
 	return GNIO_SUCCESS;
@@ -717,15 +719,16 @@ gnio_error_t gnio_sw_peer_close(struct gnio_sw_peer *peer)
 static struct sw_queue *peer_queue(struct gnio_sw_peer *peer, uint16_t queue, gnio_error_t *err)
 {
 	if (!peer) {
-		*err = GNIO_ERROR_INVALID_VALUE;
+		*err = gnio_fail(GNIO_ERROR_INVALID_VALUE, SW_COMP, "peer: NULL peer");
 		return NULL;
 	}
 	if (wire_closed(peer->wire)) {
-		*err = GNIO_ERROR_NOT_CONNECTED;
+		*err = gnio_fail(GNIO_ERROR_NOT_CONNECTED, SW_COMP, "peer: the wire '%s' was closed", peer->wire->name);
 		return NULL;
 	}
 	if (queue >= peer->wire->nq) {
-		*err = GNIO_ERROR_INVALID_VALUE;
+		*err = gnio_fail(GNIO_ERROR_INVALID_VALUE, SW_COMP, "peer: wire '%s' has %u queues, not %u",
+				 peer->wire->name, peer->wire->nq, queue + 1u);
 		return NULL;
 	}
 	return &peer->wire->q[queue];
@@ -733,11 +736,13 @@ static struct sw_queue *peer_queue(struct gnio_sw_peer *peer, uint16_t queue, gn
 
 gnio_error_t gnio_sw_peer_send(struct gnio_sw_peer *peer, uint16_t queue, const void *frame, uint32_t len)
 {
+	gnio_api_enter();
 	gnio_error_t err = GNIO_SUCCESS;
 	struct sw_queue *q;
 
 	if (!frame || len == 0 || len > SW_MAX_FRAME)
-		return GNIO_ERROR_INVALID_VALUE;
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, SW_COMP, "peer_send: a frame of %u bytes (1..%u)", len,
+				 SW_MAX_FRAME);
 	q = peer_queue(peer, queue, &err);
 	if (!q)
 		return err;
@@ -746,7 +751,8 @@ gnio_error_t gnio_sw_peer_send(struct gnio_sw_peer *peer, uint16_t queue, const 
 	counter_add(&q->peer_offered, 1);
 	if (!fifo_push(&q->rx, frame, len, clock_ns(CLOCK_REALTIME))) {
 		counter_add(&q->peer_overflow, 1);
-		return GNIO_ERROR_FULL;
+		return gnio_fail(GNIO_ERROR_FULL, SW_COMP, "peer_send: queue %u's FIFO is full (counted as wire_overflow)",
+				 queue);
 	}
 	fifo_publish(&q->rx);
 	return GNIO_SUCCESS;
@@ -755,13 +761,14 @@ gnio_error_t gnio_sw_peer_send(struct gnio_sw_peer *peer, uint16_t queue, const 
 gnio_error_t gnio_sw_peer_recv(struct gnio_sw_peer *peer, uint16_t queue, void *buf, uint32_t cap,
 			       uint32_t *len, uint64_t *ts_ns)
 {
+	gnio_api_enter();
 	gnio_error_t err = GNIO_SUCCESS;
 	const struct sw_desc *d;
 	struct sw_fifo *f;
 	struct sw_queue *q;
 
 	if (!len)
-		return GNIO_ERROR_INVALID_VALUE;
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, SW_COMP, "peer_recv: NULL length");
 	q = peer_queue(peer, queue, &err);
 	if (!q)
 		return err;
@@ -771,7 +778,8 @@ gnio_error_t gnio_sw_peer_recv(struct gnio_sw_peer *peer, uint16_t queue, void *
 	d = &f->desc[gnio_load_relaxed_u64(&f->cons) & f->desc_mask];
 	*len = d->len;
 	if (d->len > cap || (d->len && !buf))
-		return GNIO_ERROR_TOO_BIG;
+		return gnio_fail(GNIO_ERROR_TOO_BIG, SW_COMP, "peer_recv: a frame of %u bytes does not fit %u", d->len,
+				 cap);
 	memcpy(buf, f->data + d->off, d->len);
 	if (ts_ns)
 		*ts_ns = d->ts_ns;
@@ -782,6 +790,7 @@ gnio_error_t gnio_sw_peer_recv(struct gnio_sw_peer *peer, uint16_t queue, void *
 
 gnio_error_t gnio_sw_peer_gen_attach(struct gnio_sw_peer *peer, uint16_t queue, const struct gnio_gen_cfg *cfg)
 {
+	gnio_api_enter();
 	gnio_error_t err = GNIO_SUCCESS;
 	struct sw_queue *q;
 	struct sw_gen *g;
@@ -820,6 +829,7 @@ gnio_error_t gnio_sw_peer_gen_attach(struct gnio_sw_peer *peer, uint16_t queue, 
 
 gnio_error_t gnio_sw_peer_gen_detach(struct gnio_sw_peer *peer, uint16_t queue)
 {
+	gnio_api_enter();
 	gnio_error_t err = GNIO_SUCCESS;
 	struct sw_queue *q;
 	struct sw_gen *g;
@@ -856,6 +866,7 @@ int gnio_sw_peer_gen_done(struct gnio_sw_peer *peer, uint16_t queue)
 
 gnio_error_t gnio_sw_peer_get_stats(struct gnio_sw_peer *peer, uint16_t queue, struct gnio_sw_peer_stats *st)
 {
+	gnio_api_enter();
 	struct sw_queue *q;
 	uint64_t gen_sent, gen_over;
 

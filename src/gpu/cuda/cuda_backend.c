@@ -21,10 +21,12 @@
 #include <cuda_runtime_api.h>
 
 #include "gnio/dev.h"
+#include "gnio/version.h"
 #include "core/errmsg.h"
 #include "gpu/backend.h"
 #include "gpu/gpu_priv.h"
 #include "gpu/runner_priv.h"
+#include "gpu/cuda/gdrcopy.h"
 
 #define COMP "cuda"
 
@@ -36,7 +38,9 @@
 struct cuda_shift {
 	struct cuda_shift *next;
 	void *user_gpu;
-	void *base; /* device base (GPU) or host base (CPU_GPU) */
+	void *base; /* device base (GPU, GPU_CPU) or host base (CPU_GPU) */
+	int gdr;    /* GPU_CPU: the GDRCopy mapping below is live */
+	struct gnio_gdr_mapping map;
 };
 
 struct cuda_priv {
@@ -44,6 +48,15 @@ struct cuda_priv {
 	pthread_mutex_t lock; /* guards shifts */
 	struct cuda_shift *shifts;
 };
+
+/* Whether this build carries machine code or PTX the device can run: the
+ * lowest listed architecture bounds it (PTX JITs forward only). */
+static int cc_has_code(const struct cudaDeviceProp *prop)
+{
+	int min = gnio_cuda_min_compute_capability();
+
+	return !min || prop->major * 10 + prop->minor >= min;
+}
 
 static struct cuda_priv *priv_of(struct gnio_gpu *gpu)
 {
@@ -146,6 +159,13 @@ static gnio_error_t cuda_open(struct gnio_gpu *gpu, const char *bus_id)
 		gnio_set_error_msg("CUDA device %s (%s) cannot map host memory", bus_id, prop.name);
 		return GNIO_ERROR_NOT_SUPPORTED;
 	}
+	if (!cc_has_code(&prop)) {
+		gnio_set_error_msg("CUDA device %s (%s) has compute capability %d.%d; this build of gnio carries "
+				   "code for %s only (rebuild with -DCMAKE_CUDA_ARCHITECTURES=%d%d-real)",
+				   bus_id, prop.name, prop.major, prop.minor, gnio_cuda_architectures(), prop.major,
+				   prop.minor);
+		return GNIO_ERROR_NOT_SUPPORTED;
+	}
 	e = cudaSetDevice(dev);
 	if (e != cudaSuccess)
 		return cuda_fail(e, "cudaSetDevice");
@@ -186,7 +206,7 @@ static void cuda_close(struct gnio_gpu *gpu)
 
 static gnio_error_t remember_shift(struct cuda_priv *p, void *user_gpu, void *base)
 {
-	struct cuda_shift *s = malloc(sizeof(*s));
+	struct cuda_shift *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return GNIO_ERROR_NO_MEMORY;
@@ -199,22 +219,29 @@ static gnio_error_t remember_shift(struct cuda_priv *p, void *user_gpu, void *ba
 	return GNIO_SUCCESS;
 }
 
-/* The base CUDA returned for user_gpu (user_gpu itself when not shifted). */
-static void *take_shift(struct cuda_priv *p, void *user_gpu)
+/* The record of user_gpu, unlinked (NULL when it was not shifted or
+ * mapped); the caller frees it. */
+static struct cuda_shift *take_shift_rec(struct cuda_priv *p, void *user_gpu)
 {
 	struct cuda_shift **pp, *s;
-	void *base = NULL;
 
 	pthread_mutex_lock(&p->lock);
 	for (pp = &p->shifts; (s = *pp) != NULL; pp = &s->next) {
 		if (s->user_gpu == user_gpu) {
 			*pp = s->next;
-			base = s->base;
-			free(s);
 			break;
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
+	return s;
+}
+
+/* The base CUDA returned for user_gpu (NULL when not shifted). */
+static void *take_shift(struct cuda_priv *p, void *user_gpu)
+{
+	struct cuda_shift *s = take_shift_rec(p, user_gpu);
+	void *base = s ? s->base : NULL;
+	free(s);
 	return base;
 }
 
@@ -279,24 +306,141 @@ static gnio_error_t cuda_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t ali
 			*cpu_ptr = (uint8_t *)base + (user - (uintptr_t)dbase);
 		return GNIO_SUCCESS;
 
-	case GNIO_GPU_MEM_TYPE_GPU_CPU:
-		gnio_set_error_msg("GPU_CPU memory needs GDRCopy, which this build does not use");
-		return GNIO_ERROR_NOT_SUPPORTED;
+	case GNIO_GPU_MEM_TYPE_GPU_CPU: {
+		/* Device memory the CPU maps through GDRCopy: whole GPU pages. */
+		size_t a = align > GNIO_GDR_PAGE ? align : GNIO_GDR_PAGE;
+		size_t mapped = (size + GNIO_GDR_PAGE - 1) / GNIO_GDR_PAGE * GNIO_GDR_PAGE;
+		struct cuda_shift *rec = calloc(1, sizeof(*rec));
+		if (!rec)
+			return GNIO_ERROR_NO_MEMORY;
+		e = cudaMalloc(&base, mapped + a);
+		if (e != cudaSuccess) {
+			free(rec);
+			return cuda_fail(e, "cudaMalloc");
+		}
+		user = align_up((uintptr_t)base, a);
+		if (gnio_gdr_map((void *)user, mapped, &rec->map)) {
+			cudaFree(base);
+			free(rec);
+			gnio_set_error_msg("GDRCopy could not pin and map %zu bytes of device memory", mapped);
+			return GNIO_ERROR_DRIVER;
+		}
+		rec->user_gpu = (void *)user;
+		rec->base = base;
+		rec->gdr = 1;
+		pthread_mutex_lock(&p->lock);
+		rec->next = p->shifts;
+		p->shifts = rec;
+		pthread_mutex_unlock(&p->lock);
+		*gpu_ptr = (void *)user;
+		if (cpu_ptr)
+			*cpu_ptr = rec->map.cpu;
+		return GNIO_SUCCESS;
+	}
 	}
 	return GNIO_ERROR_INVALID_VALUE;
+}
+
+static int cuda_gpu_cpu_supported(struct gnio_gpu *gpu, char *why, size_t why_len)
+{
+	(void)gpu;
+	return gnio_gdr_available(why, why_len);
+}
+
+/* The application's memory: its own cudaMalloc on this device, or host
+ * memory (pinned and mapped already, or registered here and unregistered
+ * again by mem_unregister). Managed memory is refused: the proxies copy
+ * into it from host threads without the driver's page migration in mind. */
+static gnio_error_t cuda_mem_register(struct gnio_gpu *gpu, void *addr, size_t size, void **gpu_ptr,
+				      void **cpu_ptr, enum gnio_gpu_mem_type *type, int *token)
+{
+	struct cudaPointerAttributes at;
+	gnio_error_t err = set_dev(gpu);
+	cudaError_t e;
+
+	if (err != GNIO_SUCCESS)
+		return err;
+	*token = 0;
+	e = cudaPointerGetAttributes(&at, addr);
+	if (e != cudaSuccess) {
+		cudaGetLastError();
+		at.type = cudaMemoryTypeUnregistered;
+	}
+	switch (at.type) {
+	case cudaMemoryTypeDevice:
+		if (at.device != priv_of(gpu)->ordinal) {
+			gnio_set_error_msg("%p is memory of CUDA device %d, not of %s (device %d)", addr, at.device,
+					   gpu->bus_id, priv_of(gpu)->ordinal);
+			return GNIO_ERROR_INVALID_VALUE;
+		}
+		*gpu_ptr = addr;
+		*cpu_ptr = NULL;
+		*type = GNIO_GPU_MEM_TYPE_GPU;
+		return GNIO_SUCCESS;
+	case cudaMemoryTypeHost:
+		if (!at.devicePointer) {
+			gnio_set_error_msg("%p is pinned but not mapped into the device: allocate it with "
+					   "cudaHostAllocMapped", addr);
+			return GNIO_ERROR_NOT_SUPPORTED;
+		}
+		*gpu_ptr = at.devicePointer;
+		*cpu_ptr = addr;
+		*type = GNIO_GPU_MEM_TYPE_CPU_GPU;
+		return GNIO_SUCCESS;
+	case cudaMemoryTypeManaged:
+		gnio_set_error_msg("%p is managed (unified) memory: register device memory or pinned host memory", addr);
+		return GNIO_ERROR_NOT_SUPPORTED;
+	default:
+		break;
+	}
+	/* Plain host memory: pin and map it for as long as it is registered. */
+	e = cudaHostRegister(addr, size, cudaHostRegisterMapped | cudaHostRegisterPortable);
+	if (e != cudaSuccess)
+		return cuda_fail(e, "cudaHostRegister of the application's memory");
+	void *dptr = NULL;
+	e = cudaHostGetDevicePointer(&dptr, addr, 0);
+	if (e != cudaSuccess) {
+		err = cuda_fail(e, "cudaHostGetDevicePointer");
+		cudaHostUnregister(addr);
+		return err;
+	}
+	*gpu_ptr = dptr;
+	*cpu_ptr = addr;
+	*type = GNIO_GPU_MEM_TYPE_CPU_GPU;
+	*token = 1; /* registered here: unregister it */
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t cuda_mem_unregister(struct gnio_gpu *gpu, void *addr, int token)
+{
+	gnio_error_t err = set_dev(gpu);
+	if (err != GNIO_SUCCESS || !token)
+		return err;
+	cudaError_t e = cudaHostUnregister(addr);
+	return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaHostUnregister");
 }
 
 static gnio_error_t cuda_mem_free(struct gnio_gpu *gpu, enum gnio_gpu_mem_type type, void *gpu_ptr,
 				  void *cpu_ptr)
 {
 	struct cuda_priv *p = priv_of(gpu);
-	void *base = take_shift(p, gpu_ptr);
 	cudaError_t e;
 	gnio_error_t err;
 
 	err = set_dev(gpu);
 	if (err != GNIO_SUCCESS)
 		return err;
+	if (type == GNIO_GPU_MEM_TYPE_GPU_CPU) {
+		struct cuda_shift *rec = take_shift_rec(p, gpu_ptr);
+		if (!rec)
+			return GNIO_ERROR_INVALID_VALUE;
+		if (rec->gdr)
+			gnio_gdr_unmap(&rec->map);
+		e = cudaFree(rec->base);
+		free(rec);
+		return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaFree");
+	}
+	void *base = take_shift(p, gpu_ptr);
 	if (type == GNIO_GPU_MEM_TYPE_GPU) {
 		e = cudaFree(base ? base : gpu_ptr);
 		return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaFree");
@@ -517,6 +661,9 @@ const struct gnio_gpu_ops gnio_gpu_cuda_ops = {
 	.close = cuda_close,
 	.mem_alloc = cuda_mem_alloc,
 	.mem_free = cuda_mem_free,
+	.gpu_cpu_supported = cuda_gpu_cpu_supported,
+	.mem_register = cuda_mem_register,
+	.mem_unregister = cuda_mem_unregister,
 	.copy_to_dev = cuda_copy_to_dev,
 	.copy_from_dev = cuda_copy_from_dev,
 	.memset_dev = cuda_memset_dev,
@@ -547,7 +694,7 @@ int gnio_cuda_pick_best(char *bus_id, size_t len, char *why, size_t why_len)
 		char raw[32];
 
 		if (cudaGetDeviceProperties(&prop, d) != cudaSuccess || !prop.canMapHostMemory ||
-		    !prop.unifiedAddressing)
+		    !prop.unifiedAddressing || !cc_has_code(&prop))
 			continue;
 		if (cudaDeviceGetPCIBusId(raw, (int)sizeof(raw), d) != cudaSuccess)
 			continue;
@@ -558,6 +705,7 @@ int gnio_cuda_pick_best(char *bus_id, size_t len, char *why, size_t why_len)
 		return 0;
 	}
 	cudaGetLastError();
-	snprintf(why, why_len, "%d CUDA device(s) present, none can map host memory", count);
+	snprintf(why, why_len, "%d CUDA device(s) present, none can map host memory with compute capability %d.%d or newer",
+		 count, gnio_cuda_min_compute_capability() / 10, gnio_cuda_min_compute_capability() % 10);
 	return -1;
 }

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gnio/apps/apps.h - the built-in apps `gnio run --app NAME` launches, also
+ * usable from a program: each app is a persistent kernel with a CPU-device
+ * body and a CUDA body, written against the device API only. Their
+ * per-packet logic is GNIO_HD code in gnio/apps/ (classify.h, frame.h),
+ * shared by both bodies.
+ *
+ *   count      frames and bytes (reads completions only)
+ *   classify   frames per protocol
+ *   touch      reads every payload byte (XOR digest)
+ *   echo       swaps MACs and sends each frame back in place, as soon as it
+ *              arrives (latency); needs a TX queue with the RX pool registered
+ *   echo-copy  the same, copying each frame into the TX pool (the slot-style
+ *              send), for comparison
+ *   fwd        l2fwd: swaps MACs and sends in place, in batches (throughput)
+ */
+#ifndef GNIO_APPS_APPS_H
+#define GNIO_APPS_APPS_H
+
+#include <stdint.h>
+#include "../impl/hd.h"
+#include "../error.h"
+#include "../runner.h"
+#include "classify.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gnio_gpu_eth_rxq;
+struct gnio_gpu_eth_txq;
+
+/* Counters the kernel keeps, in CPU_GPU memory. Each queue's kernel is the only
+ * writer; it stores running totals (never read-modify-write over PCIe). */
+struct gnio_app_stats {
+	GNIO_ALIGNED(GNIO_LINE) uint64_t packets;
+	uint64_t bytes;
+	uint64_t batches;
+	uint64_t tx_packets;   /* frames the kernel sent (echo, fwd) */
+	uint64_t tx_again;     /* sends that found the TX ring full (and were retried) */
+	uint64_t errors;       /* recv/send errors other than AGAIN */
+	uint64_t last_error;   /* gnio_error_t of the last error */
+	uint64_t verify_fail;  /* frames whose content did not check out */
+	uint64_t digest;       /* touch app: XOR of every 32-bit payload word read */
+	uint64_t proto[GNIO_PROTO_COUNT];
+};
+
+/* Execution scopes of the apps' receive and send (the values of
+ * enum gnio_gpu_dev_eth_exec_scope). */
+#define GNIO_APP_SCOPE_THREAD 0
+#define GNIO_APP_SCOPE_WARP 1
+#define GNIO_APP_SCOPE_BLOCK 2
+
+struct gnio_app_args {
+	struct gnio_gpu_eth_rxq *rxq; /* GPU handle (device view) */
+	struct gnio_gpu_eth_txq *txq; /* NULL unless the app sends */
+	struct gnio_app_stats *stats; /* device view */
+	uint32_t max_batch;           /* frames per recv (0: the app's default) */
+	uint64_t timeout_ns;          /* recv: how long to wait for a full batch (0: default) */
+	uint32_t blocks;              /* CUDA: blocks (one queue each; 1 today) */
+	uint32_t threads;             /* CUDA: threads per block (0: default) */
+	int recv_scope;               /* GNIO_APP_SCOPE_* */
+	int send_scope;               /* GNIO_APP_SCOPE_*: echo and fwd sends */
+};
+
+struct gnio_app {
+	const char *name;
+	const char *summary;
+	int needs_tx;      /* sends: needs a TX queue */
+	int tx_in_place;   /* sends from the RX pool: register it with the TX queue */
+	int needs_tx_pool; /* sends from the TX pool (slot style) */
+	/* CPU device: the kernel body; l->user is a struct gnio_app_args *. */
+	gnio_error_t (*cpu)(const struct gnio_runner_launch *l);
+	/* CUDA: enqueues the kernel on l->stream; NULL if built without CUDA. */
+	gnio_error_t (*cuda)(const struct gnio_runner_launch *l);
+};
+
+/* NULL when there is no app of that name. */
+/* @since 0.2 builtin_apps: Built-in apps (count, classify, touch, echo, echo-copy, fwd) as a library table */
+const struct gnio_app *gnio_app_find(const char *name);
+/* NULL-terminated list of all apps. */
+const struct gnio_app *const *gnio_app_list(void);
+/* The launcher for a device: app->cpu or app->cuda by backend; NULL when the
+ * app has no body for it in this build. */
+gnio_runner_launch_fn gnio_app_launcher(const struct gnio_app *app, int on_cpu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GNIO_APPS_APPS_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gnio/apps/frame.h - per-frame operations of the built-in apps and samples,
+ * written once and run by CUDA kernels and the CPU device alike.
+ */
+#ifndef GNIO_APPS_FRAME_H
+#define GNIO_APPS_FRAME_H
+
+#include "../impl/hd.h"
+
+/* Swap the Ethernet destination and source addresses in place. Frames
+ * shorter than 12 bytes are left alone. When the frame is 4-byte aligned the
+ * header moves as three 32-bit words, so a frame in pinned host memory costs
+ * one read and one write across PCIe. */
+GNIO_HD void gnio_frame_swap_macs(uint8_t *frame, uint32_t len)
+{
+	if (len < 12)
+		return;
+	if (((uintptr_t)frame & 3u) == 0) {
+		uint32_t *w = (uint32_t *)frame;
+		const uint32_t h0 = w[0], h1 = w[1], h2 = w[2];
+		/* Little-endian bytes b0..b11 = destination, source. */
+		w[0] = (h1 >> 16) | (h2 << 16); /* b6 b7 b8 b9 */
+		w[1] = (h2 >> 16) | (h0 << 16); /* b10 b11 b0 b1 */
+		w[2] = (h0 >> 16) | (h1 << 16); /* b2 b3 b4 b5 */
+		return;
+	}
+	for (int i = 0; i < 6; i++) {
+		uint8_t t = frame[i];
+		frame[i] = frame[i + 6];
+		frame[i + 6] = t;
+	}
+}
+
+/* XOR of the frame's 32-bit little-endian words, the tail bytes
+ * zero-extended: what the touch app computes, so a test can check that every
+ * byte was read. lane/step split the words among cooperating threads (0/1 for
+ * one thread); the XOR of all lanes' results is the frame's digest. */
+GNIO_HD uint32_t gnio_frame_digest_part(const uint8_t *p, uint32_t len, uint32_t lane, uint32_t step)
+{
+	uint32_t x = 0;
+	const uint32_t nw = len / 4u;
+	if (((uintptr_t)p & 3u) == 0) {
+		const uint32_t *w = (const uint32_t *)p;
+		for (uint32_t k = lane; k < nw; k += step)
+			x ^= w[k];
+	} else {
+		for (uint32_t k = lane; k < nw; k += step)
+			x ^= (uint32_t)p[4 * k] | (uint32_t)p[4 * k + 1] << 8 | (uint32_t)p[4 * k + 2] << 16 |
+			     (uint32_t)p[4 * k + 3] << 24;
+	}
+	if (lane == 0)
+		for (uint32_t i = nw * 4u, sh = 0; i < len; i++, sh += 8)
+			x ^= (uint32_t)p[i] << sh;
+	return x;
+}
+
+GNIO_HD uint32_t gnio_frame_digest(const uint8_t *p, uint32_t len) { return gnio_frame_digest_part(p, len, 0, 1); }
+
+#endif /* GNIO_APPS_FRAME_H */

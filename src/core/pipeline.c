@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/* src/core/pipeline.c - the one bring-up path (gnio/pipeline.h). Every step
+ * is a public call, so the library's own rules still hold underneath, and
+ * every object goes into a gnio_rollback in creation order. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/errmsg.h"
+#include "gnio/gnio.h"
+#include "gnio/impl/hd.h"
+
+#define DEF_WIRE "sw:gnio"
+#define DEF_RING 4096u
+#define DEF_BURST 256u
+#define DEF_SLOT 2048u
+#define DEF_TX_RING 1024u
+/* An AF_XDP socket whose UMEM is the pool keeps some chunks in its fill ring
+ * and lends some to TX: give the pool that much beyond the ring
+ * (docs/wires.md, "Sizing the pool"). */
+#define AFXDP_POOL_EXTRA 1024u
+
+struct gnio_pipeline {
+	struct gnio_pipeline_cfg cfg;
+	char wire[512];
+	char bus[64];
+	char why[256];
+	struct gnio_gpu *gpu;
+	int own_gpu; /* created here: destroyed by destroy */
+	struct gnio_dev *dev;
+	int own_dev; /* opened here: closed by destroy */
+	struct gnio_rollback *rb;
+	uint32_t nq;
+	struct gnio_pipeline_queue q[GNIO_PIPELINE_MAX_QUEUES];
+};
+
+void gnio_pipeline_cfg_init(struct gnio_pipeline_cfg *cfg, const char *wire, const char *gpu)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->struct_size = sizeof(*cfg);
+	cfg->wire = wire;
+	cfg->gpu = gpu;
+	cfg->queues = 1;
+	cfg->ring = DEF_RING;
+	cfg->burst = DEF_BURST;
+	cfg->rx_mem = GNIO_GPU_MEM_TYPE_CPU_GPU;
+	cfg->tx_ring = DEF_TX_RING;
+	cfg->proxy_cpu = -1;
+}
+
+/* Report a step; on failure make the reason name the step. */
+static gnio_error_t step(struct gnio_pipeline *pl, const char *name, const char *layer, gnio_error_t err)
+{
+	char reason[256];
+	snprintf(reason, sizeof(reason), "%s", err ? (*gnio_last_error_msg() ? gnio_last_error_msg()
+									   : gnio_error_get_descr(err))
+						   : "");
+	if (pl->cfg.step_cb)
+		pl->cfg.step_cb(pl->cfg.step_user, name, err, layer, reason);
+	if (err)
+		gnio_set_error_msg("%s: %s", name, reason);
+	return err;
+}
+
+#define STEP(name, layer, expr)                                                                                \
+	do {                                                                                                   \
+		gnio_error_t step_err_ = step(pl, name, layer, (expr));                                        \
+		if (step_err_)                                                                                 \
+			return step_err_;                                                                      \
+	} while (0)
+
+static gnio_error_t alloc_pool(struct gnio_pipeline *pl, uint32_t elems, uint32_t slot, enum gnio_gpu_mem_type t,
+			       void **mem, struct gnio_buf_arr **arr)
+{
+	void *cpu;
+	GNIO_CHECK(gnio_gpu_mem_alloc(pl->gpu, (size_t)elems * slot, 4096, t, mem, &cpu));
+	GNIO_CHECK(gnio_rollback_add_mem(pl->rb, *mem));
+	GNIO_CHECK(gnio_buf_arr_create(pl->gpu, *mem, slot, elems, arr));
+	GNIO_CHECK(gnio_rollback_add_buf_arr(pl->rb, *arr));
+	return gnio_buf_arr_start(*arr);
+}
+
+static gnio_error_t bind_and_start(struct gnio_pipeline *pl, struct gnio_ctx *ctx)
+{
+	if (pl->cfg.pe)
+		GNIO_CHECK(gnio_pe_connect_ctx(pl->cfg.pe, ctx));
+	GNIO_CHECK(gnio_ctx_set_datapath_on_gpu(ctx, pl->gpu));
+	return gnio_ctx_start(ctx);
+}
+
+static gnio_error_t rx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t slot, uint32_t max_packet,
+				uint32_t pool_elems)
+{
+	const struct gnio_pipeline_cfg *c = &pl->cfg;
+	struct gnio_pipeline_queue *q = &pl->q[i];
+	STEP("allocate and start the RX pool", "environment",
+	     alloc_pool(pl, pool_elems, slot, c->rx_mem, &q->rx_mem, &q->rx_pool));
+	STEP("create the RX queue", "program", gnio_eth_rxq_create(pl->dev, c->burst, max_packet, &q->rxq));
+	STEP("register the RX queue for rollback", "program", gnio_rollback_add_rxq(pl->rb, q->rxq));
+	STEP("set the RX queue id", "program", gnio_eth_rxq_set_queue_id(q->rxq, (uint16_t)i));
+	STEP("set the RX ring size", "program", gnio_eth_rxq_set_num_packets(q->rxq, c->ring));
+	STEP("set RX flow control", "program", gnio_eth_rxq_set_flow_control(q->rxq, c->flow_control));
+	if (c->proxy_cpu >= 0)
+		STEP("pin the RX proxy", "program", gnio_eth_rxq_set_proxy_cpu(q->rxq, c->proxy_cpu + (int)i));
+	if (!c->no_rx_pool)
+		STEP("register the RX pool with the queue", "program", gnio_eth_rxq_set_pkt_buf(q->rxq, q->rx_pool));
+	STEP("start the RX queue on the device (proxy and GPU-visible ring)", "environment",
+	     bind_and_start(pl, gnio_eth_rxq_as_ctx(q->rxq)));
+	STEP("take the RX queue's GPU handle", "program", gnio_eth_rxq_get_gpu_handle(q->rxq, &q->rxh));
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t tx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t slot)
+{
+	const struct gnio_pipeline_cfg *c = &pl->cfg;
+	struct gnio_pipeline_queue *q = &pl->q[i];
+	if (c->tx_pool)
+		STEP("allocate and start the TX pool", "environment",
+		     alloc_pool(pl, c->tx_ring, slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->tx_mem, &q->tx_pool));
+	STEP("create the TX queue", "program", gnio_eth_txq_create(pl->dev, c->burst, &q->txq));
+	STEP("register the TX queue for rollback", "program", gnio_rollback_add_txq(pl->rb, q->txq));
+	STEP("set the TX queue id", "program", gnio_eth_txq_set_queue_id(q->txq, (uint16_t)i));
+	STEP("set the TX ring size", "program", gnio_eth_txq_set_num_packets(q->txq, c->tx_ring));
+	if (c->proxy_cpu >= 0)
+		STEP("pin the TX proxy", "program", gnio_eth_txq_set_proxy_cpu(q->txq, c->proxy_cpu + (int)i));
+	if (q->tx_pool)
+		STEP("register the TX pool with the queue", "program", gnio_eth_txq_set_pkt_buf(q->txq, q->tx_pool));
+	if (c->tx_notify_cb)
+		STEP("register the send notification callback", "program",
+		     gnio_eth_txq_gpu_event_notify_send_packet_register(q->txq, c->tx_notify_cb, c->tx_event_user));
+	if (c->tx_error_cb)
+		STEP("register the send error callback", "program",
+		     gnio_eth_txq_gpu_event_error_send_packet_register(q->txq, c->tx_error_cb, c->tx_event_user));
+	if (c->tx_in_place && !c->no_rx_pool && q->rx_pool)
+		STEP("register the RX pool with the TX queue (in-place send)", "program",
+		     gnio_eth_txq_add_buf_arr(q->txq, q->rx_pool));
+	STEP("start the TX queue on the device", "environment", bind_and_start(pl, gnio_eth_txq_as_ctx(q->txq)));
+	STEP("take the TX queue's GPU handle", "program", gnio_eth_txq_get_gpu_handle(q->txq, &q->txh));
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t slot, uint32_t max_packet,
+			     uint32_t pool_elems)
+{
+	const struct gnio_pipeline_cfg *c = &pl->cfg;
+	struct gnio_pipeline_queue *q = &pl->q[i];
+	if (!c->tx_only)
+		GNIO_CHECK(rx_queue_up(pl, i, slot, max_packet, pool_elems));
+	if (c->tx)
+		GNIO_CHECK(tx_queue_up(pl, i, slot));
+	if (c->user_mem) {
+		STEP("allocate the kernel's memory", "environment",
+		     gnio_gpu_mem_alloc(pl->gpu, c->user_mem, GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->user_mem_gpu,
+					&q->user_mem_cpu));
+		STEP("register the kernel's memory for rollback", "program",
+		     gnio_rollback_add_mem(pl->rb, q->user_mem_gpu));
+	}
+	STEP("create the kernel runner (stop flag)", "program", gnio_runner_create(pl->gpu, &q->runner));
+	STEP("register the runner for rollback", "program", gnio_rollback_add_runner(pl->rb, q->runner));
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t check_cfg(const struct gnio_pipeline_cfg *c)
+{
+	if (c->struct_size < sizeof(*c))
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline",
+				 "config struct_size %u is not sizeof(struct gnio_pipeline_cfg) (%zu): use "
+				 "gnio_pipeline_cfg_init", c->struct_size, sizeof(*c));
+	if (c->queues < 1 || c->queues > GNIO_PIPELINE_MAX_QUEUES)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "queues %u is outside 1..%d", c->queues,
+				 GNIO_PIPELINE_MAX_QUEUES);
+	if (c->rx_mem != GNIO_GPU_MEM_TYPE_GPU && c->rx_mem != GNIO_GPU_MEM_TYPE_GPU_CPU &&
+	    c->rx_mem != GNIO_GPU_MEM_TYPE_CPU_GPU)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "unknown RX memory type %d", (int)c->rx_mem);
+	if (c->tx_pool && !c->tx)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "a TX pool needs tx");
+	if (c->tx_in_place && !c->tx)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "in-place sending needs tx");
+	if ((c->tx_notify_cb || c->tx_error_cb) && !c->pe)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "send event callbacks need a progress engine (pe)");
+	if (c->tx_only && (!c->tx || c->tx_in_place))
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "tx_only needs tx and no in-place sending");
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t build(struct gnio_pipeline *pl)
+{
+	const struct gnio_pipeline_cfg *c = &pl->cfg;
+	if (c->gpu_ctx) {
+		snprintf(pl->bus, sizeof(pl->bus), "%s", gnio_gpu_get_bus_id(c->gpu_ctx));
+	} else if (c->gpu) {
+		snprintf(pl->bus, sizeof(pl->bus), "%s", c->gpu);
+	} else {
+		STEP("pick the best device present", "environment",
+		     gnio_gpu_pick_best(pl->bus, sizeof(pl->bus), pl->why, sizeof(pl->why)));
+	}
+	if (c->dev) {
+		pl->dev = c->dev;
+		snprintf(pl->wire, sizeof(pl->wire), "%s", gnio_devinfo_get_spec(gnio_dev_as_devinfo(c->dev)));
+	} else {
+		STEP("open the wire", "environment", gnio_dev_open(pl->wire, &pl->dev));
+		pl->own_dev = 1;
+	}
+	if (c->gpu_ctx) {
+		pl->gpu = c->gpu_ctx;
+	} else {
+		STEP("create the device context", "environment", gnio_gpu_create(pl->bus, &pl->gpu));
+		pl->own_gpu = 1;
+	}
+	STEP("create the rollback", "program", gnio_rollback_create(pl->gpu, &pl->rb));
+
+	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
+	STEP("read the wire's capabilities", "environment", gnio_devinfo_get_caps(gnio_dev_as_devinfo(pl->dev), &caps));
+	if (caps.num_rx_queues && c->queues > caps.num_rx_queues)
+		STEP("check the queue count", "environment",
+		     gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "the wire %s has %u RX queue(s), %u asked",
+			       pl->wire, caps.num_rx_queues, c->queues));
+	uint32_t slot = c->slot;
+	if (!slot)
+		slot = c->max_packet > DEF_SLOT ? (c->max_packet + 63u) / 64u * 64u : DEF_SLOT;
+	uint32_t max_packet = c->max_packet ? c->max_packet : slot;
+	if (caps.max_frame_size && max_packet > caps.max_frame_size)
+		max_packet = caps.max_frame_size;
+	if (max_packet > slot)
+		STEP("check the frame size", "program",
+		     gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "frames of %u bytes do not fit slots of %u",
+			       max_packet, slot));
+	uint32_t pool_elems = c->ring;
+	if (!strcmp(gnio_devinfo_get_wire(gnio_dev_as_devinfo(pl->dev)), "afxdp"))
+		pool_elems += AFXDP_POOL_EXTRA;
+	for (uint32_t i = 0; i < c->queues; i++) {
+		GNIO_CHECK(queue_up(pl, i, slot, max_packet, pool_elems));
+		pl->nq = i + 1;
+	}
+	return GNIO_SUCCESS;
+}
+
+/* Undo a partial bring-up; keeps the caller's error message. */
+static void teardown(struct gnio_pipeline *pl)
+{
+	if (pl->rb) {
+		gnio_rollback_run(pl->rb, 5000);
+		gnio_rollback_destroy(pl->rb);
+		pl->rb = NULL;
+	}
+	for (uint32_t i = 0; i < GNIO_PIPELINE_MAX_QUEUES; i++) {
+		struct gnio_pipeline_queue *q = &pl->q[i];
+		if (q->txq) {
+			enum gnio_ctx_state s;
+			if (gnio_ctx_get_state(gnio_eth_txq_as_ctx(q->txq), &s) == GNIO_SUCCESS &&
+			    s == GNIO_CTX_STATE_STARTED)
+				gnio_ctx_stop(gnio_eth_txq_as_ctx(q->txq));
+			if (pl->cfg.pe)
+				gnio_pe_disconnect_ctx(pl->cfg.pe, gnio_eth_txq_as_ctx(q->txq));
+			gnio_eth_txq_destroy(q->txq);
+		}
+		if (q->rxq) {
+			enum gnio_ctx_state s;
+			if (gnio_ctx_get_state(gnio_eth_rxq_as_ctx(q->rxq), &s) == GNIO_SUCCESS &&
+			    s == GNIO_CTX_STATE_STARTED)
+				gnio_ctx_stop(gnio_eth_rxq_as_ctx(q->rxq));
+			if (pl->cfg.pe)
+				gnio_pe_disconnect_ctx(pl->cfg.pe, gnio_eth_rxq_as_ctx(q->rxq));
+			gnio_eth_rxq_destroy(q->rxq);
+		}
+		memset(q, 0, sizeof(*q));
+	}
+	if (pl->dev && pl->own_dev)
+		gnio_dev_close(pl->dev);
+	if (pl->gpu && pl->own_gpu)
+		gnio_gpu_destroy(pl->gpu);
+	pl->dev = NULL;
+	pl->gpu = NULL;
+}
+
+gnio_error_t gnio_pipeline_create(const struct gnio_pipeline_cfg *cfg, struct gnio_pipeline **out)
+{
+	gnio_api_enter();
+	if (!cfg || !out)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "create: NULL argument");
+	GNIO_CHECK(check_cfg(cfg));
+	struct gnio_pipeline *pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, "pipeline", "out of memory");
+	pl->cfg = *cfg;
+	snprintf(pl->wire, sizeof(pl->wire), "%s", cfg->wire ? cfg->wire : DEF_WIRE);
+	pl->cfg.wire = pl->wire;
+	if (!pl->cfg.ring)
+		pl->cfg.ring = DEF_RING;
+	if (!pl->cfg.burst)
+		pl->cfg.burst = DEF_BURST;
+	if (!pl->cfg.tx_ring)
+		pl->cfg.tx_ring = DEF_TX_RING;
+	gnio_error_t err = build(pl);
+	if (err) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "%s", gnio_last_error_msg());
+		teardown(pl);
+		free(pl);
+		gnio_set_error_msg("%s", msg);
+		return err;
+	}
+	*out = pl;
+	return GNIO_SUCCESS;
+}
+
+uint32_t gnio_pipeline_get_num_queues(const struct gnio_pipeline *pl) { return pl ? pl->nq : 0; }
+
+gnio_error_t gnio_pipeline_get_queue(const struct gnio_pipeline *pl, uint32_t i, struct gnio_pipeline_queue *q)
+{
+	gnio_api_enter();
+	if (!pl || !q)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "get_queue: NULL argument");
+	if (i >= pl->nq)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "queue %u: the pipeline has %u", i, pl->nq);
+	*q = pl->q[i];
+	return GNIO_SUCCESS;
+}
+
+struct gnio_gpu *gnio_pipeline_get_gpu(const struct gnio_pipeline *pl) { return pl ? pl->gpu : NULL; }
+struct gnio_dev *gnio_pipeline_get_dev(const struct gnio_pipeline *pl) { return pl ? pl->dev : NULL; }
+const char *gnio_pipeline_get_device_reason(const struct gnio_pipeline *pl) { return pl ? pl->why : ""; }
+struct gnio_rollback *gnio_pipeline_get_rollback(const struct gnio_pipeline *pl) { return pl ? pl->rb : NULL; }
+
+gnio_error_t gnio_pipeline_launch(struct gnio_pipeline *pl, uint32_t i, gnio_runner_launch_fn fn, void *user)
+{
+	gnio_api_enter();
+	if (!pl || !fn)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "launch: NULL argument");
+	if (i >= pl->nq || !pl->q[i].runner)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "launch: no queue %u", i);
+	return gnio_runner_start(pl->q[i].runner, fn, user);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+gnio_error_t gnio_pipeline_quiesce(struct gnio_pipeline *pl, uint32_t timeout_ms)
+{
+	gnio_api_enter();
+	if (!pl)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "quiesce: NULL");
+	for (uint32_t i = 0; i < pl->nq; i++)
+		if (pl->q[i].rxq)
+			GNIO_CHECK(gnio_eth_rxq_quiesce(pl->q[i].rxq));
+	uint64_t end = mono_ms() + timeout_ms;
+	for (;;) {
+		uint32_t behind = 0;
+		for (uint32_t i = 0; i < pl->nq; i++) {
+			struct gnio_eth_rxq_stats st;
+			if (!pl->q[i].rxq)
+				continue;
+			GNIO_CHECK(gnio_eth_rxq_get_stats(pl->q[i].rxq, &st));
+			behind += st.released != st.rx_packets;
+		}
+		if (!behind)
+			return GNIO_SUCCESS;
+		if (mono_ms() >= end)
+			return gnio_fail(GNIO_ERROR_TIME_OUT, "pipeline",
+					 "%u queue(s) still hold frames their kernel has not released after %u ms",
+					 behind, timeout_ms);
+		sleep_ms(1);
+	}
+}
+
+gnio_error_t gnio_pipeline_rollback(struct gnio_pipeline *pl, uint32_t deadline_ms, gnio_rollback_step_fn fn,
+				    void *user)
+{
+	gnio_api_enter();
+	if (!pl || !pl->rb)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "rollback: NULL pipeline");
+	gnio_rollback_set_step_cb(pl->rb, fn, user);
+	return gnio_rollback_run(pl->rb, deadline_ms);
+}
+
+gnio_error_t gnio_pipeline_destroy(struct gnio_pipeline *pl)
+{
+	gnio_api_enter();
+	if (!pl)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "destroy: NULL");
+	unsigned next = 0;
+	gnio_rollback_get_next_step(pl->rb, &next);
+	if (next != GNIO_ROLLBACK_DONE) {
+		gnio_rollback_set_step_cb(pl->rb, NULL, NULL);
+		gnio_error_t err = gnio_rollback_run(pl->rb, 5000);
+		gnio_rollback_get_next_step(pl->rb, &next);
+		if (next != GNIO_ROLLBACK_DONE)
+			return gnio_fail(GNIO_ERROR_BAD_STATE, "pipeline",
+					 "the rollback stopped at step %u (%s): memory stays allocated on purpose", next,
+					 gnio_error_get_name(err));
+	}
+	teardown(pl);
+	free(pl);
+	return GNIO_SUCCESS;
+}

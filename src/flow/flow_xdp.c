@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/flow/flow_xdp.c - load, attach and feed the XDP flow program
+ * (xdp_flow.bpf.c, embedded at build time) through libbpf and libxdp.
+ *
+ * Rule tables are installed copy-on-write: each change creates a new
+ * one-entry array map holding the whole struct fk_table and swaps it into
+ * the program's array-of-maps slot. The kernel waits for running programs
+ * (an RCU grace period) before that update returns, so afterwards no
+ * program still reads the old table, and the old map is freed with its last
+ * reference. The per-CPU counters live outside the tables and keep their
+ * slots across changes.
+ */
+#ifdef GNIO_HAVE_XDP_FLOW
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "core/errmsg.h"
+#include "flow/flow_xdp.h"
+
+#define COMP "flow_xdp"
+#define PROG_NAME "gnio_xsk"
+
+/* The object file, embedded by cmake/xdp_flow.cmake. */
+extern const unsigned char gnio_xdp_flow_obj[];
+extern const unsigned int gnio_xdp_flow_obj_len;
+
+struct flow_xdp {
+	struct bpf_object *obj;
+	struct xdp_program *prog;
+	struct bpf_map *xsks, *tables, *hits;
+	int loaded;
+	int prog_fd, xsks_fd, tables_fd, hits_fd;
+	struct fk_table *table; /* the current table, NULL for none */
+	int ncpus;
+};
+
+/* libbpf and libxdp print warnings (verifier logs, "no bpffs found" before
+ * the dispatcher fallback) to stderr by default: route them to the gnio log
+ * at DEBUG while we call them. */
+static int print_bpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	(void)level;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	if (n && line[n - 1] == '\n')
+		line[n - 1] = 0;
+	GNIO_LOG_DBG(COMP, "libbpf: %s", line);
+	return 0;
+}
+
+static int print_xdp(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	(void)level;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	if (n && line[n - 1] == '\n')
+		line[n - 1] = 0;
+	GNIO_LOG_DBG(COMP, "libxdp: %s", line);
+	return 0;
+}
+
+struct quiet {
+	libbpf_print_fn_t bpf;
+	libxdp_print_fn_t xdp;
+};
+
+static struct quiet quiet_on(void)
+{
+	struct quiet q = {libbpf_set_print(print_bpf), libxdp_set_print(print_xdp)};
+
+	return q;
+}
+
+static void quiet_off(struct quiet q)
+{
+	libbpf_set_print(q.bpf);
+	libxdp_set_print(q.xdp);
+}
+
+gnio_error_t flow_xdp_open(uint32_t xsk_entries, struct flow_xdp **out)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "gnio_xdp_flow");
+	struct flow_xdp *x = calloc(1, sizeof(*x));
+	struct bpf_map *inner;
+	struct quiet q;
+
+	if (!x)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	x->prog_fd = x->xsks_fd = x->tables_fd = x->hits_fd = -1;
+	q = quiet_on();
+	x->obj = bpf_object__open_mem(gnio_xdp_flow_obj, gnio_xdp_flow_obj_len, &oo);
+	quiet_off(q);
+	if (!x->obj || libbpf_get_error(x->obj)) {
+		x->obj = NULL;
+		flow_xdp_close(x);
+		return gnio_fail(GNIO_ERROR_UNEXPECTED, COMP, "the embedded XDP flow program does not open: %s",
+				 strerror(errno));
+	}
+	x->xsks = bpf_object__find_map_by_name(x->obj, "gnio_xsks");
+	x->tables = bpf_object__find_map_by_name(x->obj, "gnio_flow_tables");
+	x->hits = bpf_object__find_map_by_name(x->obj, "gnio_flow_hits");
+	inner = x->tables ? bpf_map__inner_map(x->tables) : NULL;
+	if (!x->xsks || !x->hits || !inner || bpf_map__value_size(inner) != sizeof(struct fk_table)) {
+		flow_xdp_close(x);
+		return gnio_fail(GNIO_ERROR_UNEXPECTED, COMP,
+				 "the embedded XDP flow program does not have the maps gnio expects (rebuild it)");
+	}
+	if (xsk_entries)
+		bpf_map__set_max_entries(x->xsks, xsk_entries);
+	x->ncpus = libbpf_num_possible_cpus();
+	if (x->ncpus <= 0)
+		x->ncpus = 1;
+	*out = x;
+	return GNIO_SUCCESS;
+}
+
+static int install(struct flow_xdp *x, const struct fk_table *t)
+{
+	uint32_t key = 0;
+	int inner, err = 0;
+
+	if (!t) {
+		if (bpf_map_delete_elem(x->tables_fd, &key) && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "gnio_flow_tbl", sizeof(uint32_t), sizeof(*t), 1, NULL);
+	if (inner < 0)
+		return -errno;
+	if (bpf_map_update_elem(inner, &key, t, BPF_ANY) || bpf_map_update_elem(x->tables_fd, &key, &inner, BPF_ANY))
+		err = -errno;
+	close(inner); /* the program's slot holds its own reference */
+	return err;
+}
+
+gnio_error_t flow_xdp_load(struct flow_xdp *x)
+{
+	struct quiet q;
+	int err;
+
+	if (x->loaded)
+		return GNIO_SUCCESS;
+	q = quiet_on();
+	err = bpf_object__load(x->obj);
+	quiet_off(q);
+	if (err) {
+		err = -err;
+		if (err == EPERM)
+			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
+					 "loading the XDP flow program was refused (needs CAP_BPF and CAP_NET_ADMIN)");
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP,
+				 "the kernel refused the XDP flow program: %s (GNIO_LOG_LEVEL=debug shows the verifier "
+				 "log)", strerror(err));
+	}
+	x->loaded = 1;
+	x->prog_fd = bpf_program__fd(bpf_object__find_program_by_name(x->obj, PROG_NAME));
+	x->xsks_fd = bpf_map__fd(x->xsks);
+	x->tables_fd = bpf_map__fd(x->tables);
+	x->hits_fd = bpf_map__fd(x->hits);
+	err = install(x, x->table);
+	if (err)
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "cannot install the flow's rule table: %s",
+				 strerror(-err));
+	return GNIO_SUCCESS;
+}
+
+int flow_xdp_attach(struct flow_xdp *x, int ifindex, uint32_t xdp_flags, int *dispatcher)
+{
+	enum xdp_attach_mode mode = xdp_flags == XDP_FLAGS_SKB_MODE ? XDP_MODE_SKB : XDP_MODE_NATIVE;
+	struct xdp_multiprog *mp;
+	struct quiet q;
+	int err;
+
+	*dispatcher = 0;
+	if (!x->loaded)
+		return -EINVAL; /* flow_xdp_load first: it says why it fails */
+	q = quiet_on();
+	if (!x->prog) {
+		DECLARE_LIBXDP_OPTS(xdp_program_opts, po, .obj = x->obj, .prog_name = PROG_NAME);
+
+		x->prog = xdp_program__create(&po);
+		if (libxdp_get_error(x->prog)) {
+			err = (int)libxdp_get_error(x->prog);
+			x->prog = NULL;
+			quiet_off(q);
+			return err;
+		}
+	}
+	err = xdp_program__attach(x->prog, ifindex, mode, 0);
+	if (!err) {
+		mp = xdp_multiprog__get_from_ifindex(ifindex);
+		if (!libxdp_get_error(mp) && mp) {
+			*dispatcher = !xdp_multiprog__is_legacy(mp);
+			xdp_multiprog__close(mp);
+		}
+	}
+	quiet_off(q);
+	return err;
+}
+
+int flow_xdp_detach_dispatcher(struct flow_xdp *x, int ifindex, uint32_t xdp_flags)
+{
+	enum xdp_attach_mode mode = xdp_flags == XDP_FLAGS_SKB_MODE ? XDP_MODE_SKB : XDP_MODE_NATIVE;
+	struct quiet q = quiet_on();
+	int err = xdp_program__detach(x->prog, ifindex, mode, 0);
+
+	quiet_off(q);
+	return err;
+}
+
+int flow_xdp_prog_fd(const struct flow_xdp *x)
+{
+	return x->prog_fd;
+}
+
+int flow_xdp_xsks_fd(const struct flow_xdp *x)
+{
+	return x->xsks_fd;
+}
+
+gnio_error_t flow_xdp_publish(struct flow_xdp *x, const struct fk_table *t)
+{
+	struct fk_table *copy = NULL;
+	int err;
+
+	if (t) {
+		copy = malloc(sizeof(*copy));
+		if (!copy)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+		memcpy(copy, t, sizeof(*copy));
+	}
+	if (x->loaded) {
+		err = install(x, copy);
+		if (err) {
+			free(copy);
+			return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP,
+					 "cannot install the rule table in the XDP program: %s", strerror(-err));
+		}
+	}
+	free(x->table);
+	x->table = copy;
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t flow_xdp_read_hits(struct flow_xdp *x, uint64_t *slots)
+{
+	uint64_t *v;
+
+	memset(slots, 0, sizeof(uint64_t) * FK_NUM_SLOTS);
+	if (!x->loaded)
+		return GNIO_SUCCESS;
+	v = calloc((size_t)x->ncpus, sizeof(uint64_t));
+	if (!v)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	for (uint32_t s = 0; s < FK_NUM_SLOTS; s++) {
+		if (bpf_map_lookup_elem(x->hits_fd, &s, v)) {
+			int e = errno;
+
+			free(v);
+			return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "reading the XDP hit counters: %s",
+					 strerror(e));
+		}
+		for (int c = 0; c < x->ncpus; c++)
+			slots[s] += v[c];
+	}
+	free(v);
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t flow_xdp_test_run(struct flow_xdp *x, const uint8_t *frame, uint32_t len, uint32_t *verdict)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = len, .repeat = 1);
+
+	GNIO_CHECK(flow_xdp_load(x));
+	if (bpf_prog_test_run_opts(x->prog_fd, &o))
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "BPF_PROG_TEST_RUN: %s", strerror(errno));
+	*verdict = o.retval;
+	return GNIO_SUCCESS;
+}
+
+void flow_xdp_close(struct flow_xdp *x)
+{
+	if (!x)
+		return;
+	if (x->prog)
+		xdp_program__close(x->prog); /* closes its own fds, not the object */
+	if (x->obj)
+		bpf_object__close(x->obj);
+	free(x->table);
+	free(x);
+}
+
+#endif /* GNIO_HAVE_XDP_FLOW */

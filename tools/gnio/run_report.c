@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/* tools/gnio/run_report.c - `gnio run`'s summary: text for people, one JSON
+ * object (the last line of stdout) for scripts. */
+#include <stdio.h>
+#include <string.h>
+#include "json.h"
+#include "run.h"
+
+struct rates {
+	double secs, mpps, gbps, mpps_steady, gbps_steady;
+};
+
+static struct rates rates_of(const struct run_live *lv)
+{
+	struct rates r;
+	r.secs = lv->t_end - lv->t0 > 0 ? lv->t_end - lv->t0 : 1e-9;
+	r.mpps = (double)lv->measured / r.secs / 1e6;
+	r.gbps = (double)lv->measured_bytes * 8 / r.secs / 1e9;
+	double steady = lv->t_warm > 0 && lv->t_end - lv->t_warm > 0.5 ? lv->t_end - lv->t_warm : 0;
+	r.mpps_steady = steady ? (double)(lv->measured - lv->pk_warm) / steady / 1e6 : r.mpps;
+	r.gbps_steady = steady ? (double)(lv->measured_bytes - lv->by_warm) * 8 / steady / 1e9 : r.gbps;
+	return r;
+}
+
+static const char *scope_name(int s)
+{
+	return s == GNIO_APP_SCOPE_THREAD ? "thread" : s == GNIO_APP_SCOPE_WARP ? "warp" : "block";
+}
+
+void run_report_text(const struct run_state *s, const struct run_live *lv, const struct run_result *r)
+{
+	const struct run_opts *o = s->o;
+	struct rates rt = rates_of(lv);
+	printf("\ngnio run summary\n");
+	printf("  wire            %s\n", o->wire);
+	printf("  device          %s (%s)\n", s->dev_id, s->dev_name);
+	printf("  app             %s\n", o->app->name);
+	printf("  queues          %u\n", s->nq);
+	printf("  duration        %.2f s\n", rt.secs);
+	printf("  offered         %llu\n", (unsigned long long)r->offered);
+	printf("  rx_packets      %llu (handed to the kernel)\n", (unsigned long long)r->rx.rx_packets);
+	printf("  kernel_packets  %llu (processed by the kernel)\n", (unsigned long long)r->ks.packets);
+	printf("  dropped         %llu", (unsigned long long)r->rx.dropped_total);
+	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
+		if (r->rx.dropped[i])
+			printf(" %s=%llu", gnio_drop_reason_name(i), (unsigned long long)r->rx.dropped[i]);
+	printf("\n  tx_packets      %llu", (unsigned long long)r->tx.tx_packets);
+	if (o->app->needs_tx)
+		printf(" (in place %llu, copied %llu)", (unsigned long long)r->tx.tx_in_place,
+		       (unsigned long long)r->tx.tx_copies);
+	printf("\n  rate            %.3f Mpps, %.3f Gbit/s (kernel, over the run)\n", rt.mpps, rt.gbps);
+	printf("  steady rate     %.3f Mpps, %.3f Gbit/s (after the first second)\n", rt.mpps_steady, rt.gbps_steady);
+	if (s->nq > 1)
+		for (unsigned i = 0; i < s->nq; i++)
+			printf("    queue %-2u      kernel %llu, rx %llu, dropped %llu\n", i,
+			       (unsigned long long)r->qks[i].packets, (unsigned long long)r->fin.rx[i].rx_packets,
+			       (unsigned long long)r->fin.rx[i].dropped_total);
+	if (!strcmp(o->app->name, "classify")) {
+		printf("  protocols      ");
+		for (int i = 0; i < GNIO_PROTO_COUNT; i++)
+			if (r->ks.proto[i])
+				printf(" %s=%llu", gnio_proto_name(i), (unsigned long long)r->ks.proto[i]);
+		printf("\n");
+	}
+	printf("  books           offered %s rx_packets + dropped%s\n", r->balanced ? "==" : "!=",
+	       r->consumed ? "; every delivered frame processed" : "; KERNEL MISSED FRAMES");
+}
+
+void run_report_json(const struct run_state *s, const struct run_live *lv, const struct run_result *r)
+{
+	const struct run_opts *o = s->o;
+	struct rates rt = rates_of(lv);
+	uint64_t proto_sum = 0;
+	for (int i = 0; i < GNIO_PROTO_COUNT; i++)
+		proto_sum += r->ks.proto[i];
+	struct json j;
+	json_init(&j, stdout, 0);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "wire", o->wire);
+	json_str(&j, "device", s->dev_id);
+	json_str(&j, "device_name", s->dev_name);
+	json_str(&j, "backend", s->on_cpu ? "cpu" : "cuda");
+	json_str(&j, "app", o->app->name);
+	json_u64(&j, "queues", s->nq);
+	json_u64(&j, "frame_size", o->size);
+	json_str(&j, "proto", gnio_gen_proto_name(o->gen.proto));
+	json_dbl(&j, "duration_s", rt.secs);
+	json_u64(&j, "offered", r->offered);
+	json_str(&j, "offered_source", r->offered_from_generator ? "generator" : "wire");
+	json_u64(&j, "rx_packets", r->rx.rx_packets);
+	json_u64(&j, "rx_bytes", r->rx.rx_bytes);
+	json_u64(&j, "kernel_packets", r->ks.packets);
+	json_u64(&j, "kernel_bytes", r->ks.bytes);
+	json_obj_begin(&j, "dropped");
+	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
+		json_u64(&j, gnio_drop_reason_name(i), r->rx.dropped[i]);
+	json_obj_end(&j);
+	json_u64(&j, "dropped_total", r->rx.dropped_total);
+	json_u64(&j, "tx_packets", r->tx.tx_packets);
+	json_u64(&j, "tx_in_place", r->tx.tx_in_place);
+	json_u64(&j, "tx_copies", r->tx.tx_copies);
+	json_u64(&j, "kernel_tx_packets", r->ks.tx_packets);
+	json_u64(&j, "kernel_tx_again", r->ks.tx_again);
+	if (o->app->needs_tx && r->offered_from_generator)
+		json_u64(&j, "peer_received", r->peer_received);
+	json_u64(&j, "tx_errors", r->tx.tx_errors);
+	json_dbl(&j, "mpps", rt.mpps);
+	json_dbl(&j, "gbps", rt.gbps);
+	json_dbl(&j, "mpps_steady", rt.mpps_steady);
+	json_dbl(&j, "gbps_steady", rt.gbps_steady);
+	json_bool(&j, "flow_control", o->flow_control);
+	json_str(&j, "rx_mem", o->mem_name);
+	json_str(&j, "recv_scope", scope_name(o->recv_scope));
+	if (o->app->needs_tx)
+		json_str(&j, "send_scope", scope_name(o->send_scope));
+	if (!strcmp(o->app->name, "classify")) {
+		json_obj_begin(&j, "protocols");
+		for (int i = 0; i < GNIO_PROTO_COUNT; i++)
+			json_u64(&j, gnio_proto_name(i), r->ks.proto[i]);
+		json_obj_end(&j);
+		json_u64(&j, "protocols_total", proto_sum);
+	}
+	json_u64(&j, "kernel_errors", r->ks.errors);
+	if (!strcmp(o->app->name, "touch"))
+		json_u64(&j, "digest", r->ks.digest);
+	json_bool(&j, "balanced", r->balanced);
+	json_arr_begin(&j, "per_queue");
+	for (unsigned i = 0; i < s->nq; i++) {
+		json_obj_begin(&j, NULL);
+		json_u64(&j, "queue", i);
+		json_u64(&j, "rx_packets", r->fin.rx[i].rx_packets);
+		json_u64(&j, "kernel_packets", r->qks[i].packets);
+		json_u64(&j, "dropped_total", r->fin.rx[i].dropped_total);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
