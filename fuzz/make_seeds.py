@@ -12,6 +12,8 @@ pcap        small captures: valid (micro and nanosecond, both byte orders),
             snapped, damaged in each way the pcap wire reports, empty,
             not Ethernet
 wire_spec   kind byte + spec text, one per option of sw, null and pcap
+json        small documents: a version matrix entry, nesting, escapes,
+            duplicate keys, truncation, bad UTF-8, a long number
 """
 import os
 import struct
@@ -57,7 +59,7 @@ def pcap(records, magic=0xA1B2C3D4, endian="<", linktype=1, snaplen=65535):
     return b
 
 
-for t in ("classify", "gen_verify", "pcap", "wire_spec"):
+for t in ("classify", "gen_verify", "pcap", "wire_spec", "json"):
     d = os.path.join(OUT, t)
     if os.path.isdir(d):
         for f in os.listdir(d):
@@ -94,4 +96,9 @@ specs = [b"\x00a", b"\x00a,depth=8,queues=2", b"\x00a,depth=128,queues=8", b"\x0
          b"\x03:x", b"\x03nosuch:x"]
 for i, s in enumerate(specs):
     put("wire_spec", "%02d.txt" % i, s)
+jsons = [b'{"version": "0.1.0", "entries": [{"symbol": "gnio_dev_open", "since": "0.1"}]}',
+         b'{"a": {"b": [1, 2.5e3, -0, true, false, null, "x\\u00e9\\ud83d\\ude00"]}, "": ""}',
+         b'[[[[[]]]]]', b'"\\u1"', b'{"a": 1, "a": 2}', b'{"schema": 7', b'\xff\xfe{}', b'123456789012345678901234567890']
+for i, s in enumerate(jsons):
+    put("json", "%02d.json" % i, s)
 print("seeds written to", OUT)
