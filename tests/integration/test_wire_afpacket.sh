@@ -46,7 +46,7 @@ PYEOF
 		>"$TMPD/echo.json" 2>"$TMPD/echo.err" &
 	RP=$!
 	BGPIDS="$BGPIDS $RP"
-	sleep 1.5
+	run_ready "$TMPD/echo.err" $RP || bad "afpacket VLAN: gnio run did not start"
 	ip netns exec "$NSB" $PY - "$VB" "$TMPD/sent.hex" <<'PYEOF' 2>/dev/null || bad "scapy VLAN echo send"
 import sys
 from scapy.all import Ether, Dot1Q, Dot1AD, IP, UDP, Raw, sendp

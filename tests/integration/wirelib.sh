@@ -70,6 +70,18 @@ sink_start() {
 
 sink_wait() { wait "$SINKPID"; }
 
+# run_ready ERRFILE PID: wait (up to 20 s) until gnio run says its kernel and
+# queues are running; a fixed sleep is too short under the sanitizer builds
+run_ready() {
+	for _ in $(seq 200); do
+		grep -q ", running" "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$1"
+	return 1
+}
+
 # expect NAME ACTUAL WANTED
 expect() {
 	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; return 1; fi
@@ -190,7 +202,7 @@ PYEOF
 			>"$TMPD/run.json" 2>"$TMPD/run.err" &
 		local RP=$!
 		BGPIDS="$BGPIDS $RP"
-		sleep 1.5
+		run_ready "$TMPD/run.err" $RP || bad "$W gnio run did not start"
 		ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1000 --rate 100000 >/dev/null || bad "gen for gnio run"
 		wait $RP
 		expect "$W gnio run: offered == rx_packets + dropped_total" \
