@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
 # Line coverage of src/ that `make coverage` requires (docs/TESTING.md says
 # what was measured; the floor sits a few points below).
-COVERAGE_MIN ?= 84
+COVERAGE_MIN ?= 85
 
 .PHONY: all bootstrap configure build demo test test-unit test-sanitize test-tsan lint coverage fuzz bench install \
 	clean
@@ -62,10 +62,12 @@ lint: bootstrap
 	scripts/lint $(BUILD) $(JOBS)
 
 # Line coverage of src/ over the whole suite (gcovr); fails under COVERAGE_MIN.
+# Always a fresh build: notes (.gcno) left by sources that have changed since
+# make gcovr's merge fail.
 coverage: bootstrap
+	rm -rf $(BUILD)-cov
 	cmake -S . -B $(BUILD)-cov -DGNIO_COVERAGE=ON -DGNIO_WITH_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-cov -j$(JOBS)
-	find $(BUILD)-cov -name '*.gcda' -delete
 	cd $(BUILD)-cov && ctest --output-on-failure -j$(JOBS)
 	gcovr -r . --filter 'src/' --print-summary --fail-under-line $(COVERAGE_MIN) $(BUILD)-cov
 
