@@ -11,6 +11,7 @@
 #ifndef GNIO_DEV_H
 #define GNIO_DEV_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "error.h"
 
@@ -63,6 +64,14 @@ const char *gnio_devinfo_get_name(const struct gnio_devinfo *info);
 /* Errors: INVALID_VALUE. */
 /* @since 0.1 wire_caps: Wire (NIC-axis) capability query */
 gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps);
+
+/* Has the wire failed? A fault that ends a wire's traffic while queues run
+ * (a corrupt record in a replayed capture, ...) is reported here: *err is
+ * the first such error, GNIO_SUCCESS while the wire is healthy, and msg (if
+ * given) gets its one-line reason, e.g. "pcap:x.pcap: record 7: truncated
+ * dump file; ...". Poll it when a wire goes quiet. Errors: INVALID_VALUE. */
+/* @since 0.1 wire_error: Faults that end a wire's traffic, with a one-line reason */
+gnio_error_t gnio_dev_get_wire_error(struct gnio_dev *dev, gnio_error_t *err, char *msg, size_t msg_len);
 
 /* Last one-line reason recorded by a failed call on this thread, "" if none.
  * Gives the detail behind an error code, e.g. "interface veth9 not found". */

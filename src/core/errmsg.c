@@ -19,12 +19,11 @@ void gnio_clear_error_msg(void) { last_msg[0] = 0; }
 
 const char *gnio_last_error_msg(void) { return last_msg; }
 
-gnio_error_t gnio_fail(gnio_error_t err, const char *component, const char *fmt, ...)
+void gnio_fail_msg(gnio_error_t err, const char *component, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
 	va_end(ap);
 	GNIO_LOG_DBG(component, "%s: %s", gnio_error_get_name(err), last_msg);
-	return err;
 }

@@ -7,10 +7,20 @@
 #include "gnio/error.h"
 #include "gnio/log.h"
 
-/* Record a one-line reason for the caller (also logged at DEBUG). Returns err
- * so it can be used as `return gnio_fail(GNIO_ERROR_X, "comp", "...", ...)`. */
-gnio_error_t gnio_fail(gnio_error_t err, const char *component, const char *fmt, ...)
+/* Record a one-line reason for the caller (also logged at DEBUG). */
+void gnio_fail_msg(gnio_error_t err, const char *component, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same, and the value err, so it can be used as
+ * `return gnio_fail(GNIO_ERROR_X, "comp", "...", ...)`. A macro (err is
+ * evaluated once) so that the value is visible where it is used: static
+ * analysis then knows an error path returns an error and does not follow it
+ * as a success (it does not look inside variadic functions). */
+#define gnio_fail(err, component, ...)                                                             \
+	__extension__({                                                                            \
+		gnio_error_t gnio_fail_err_ = (err);                                               \
+		gnio_fail_msg(gnio_fail_err_, (component), __VA_ARGS__);                           \
+		gnio_fail_err_;                                                                    \
+	})
 void gnio_set_error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gnio_clear_error_msg(void);
 /* First thing in every public call: a failure sets its own reason, so an

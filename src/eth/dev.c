@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* src/eth/dev.c - open a wire from its spec string. */
+/* src/eth/dev.c - open a wire from its spec string; the wire's fault report. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/errmsg.h"
 #include "eth/dev_priv.h"
+#include "eth/wire_opts.h"
 
 gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev)
 {
@@ -24,11 +27,12 @@ gnio_error_t gnio_dev_open(const char *spec, struct gnio_dev **dev)
 	if (!ops)
 		return gnio_fail(GNIO_ERROR_NOT_FOUND, "dev", "unknown wire kind '%s' in '%s' (kinds built in: %s)",
 				 kind, spec, gnio_wire_list());
+	GNIO_CHECK(gnio_wire_check_opts(kind, gnio_wire_split_args(colon + 1, NULL, 0)));
 	struct gnio_dev *d = calloc(1, sizeof(*d));
 	if (!d)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "dev", "out of memory");
-	strcpy(d->spec, spec);
-	strcpy(d->kind, kind);
+	snprintf(d->spec, sizeof(d->spec), "%s", spec); /* lengths checked above */
+	snprintf(d->kind, sizeof(d->kind), "%s", kind);
 	gnio_wire_split_args(colon + 1, d->name, sizeof(d->name));
 	d->ops = ops;
 	pthread_mutex_init(&d->lock, NULL);
@@ -58,6 +62,36 @@ gnio_error_t gnio_dev_close(struct gnio_dev *dev)
 	dev->ops->close(dev->wire);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
+	return GNIO_SUCCESS;
+}
+
+void gnio_dev_wire_failed(struct gnio_dev *dev, gnio_error_t err, const char *fmt, ...)
+{
+	char msg[sizeof(dev->wire_err_msg)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	GNIO_LOG_ERR("dev", "%s (%s)", msg, gnio_error_get_name(err));
+	if (!dev)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->wire_err == GNIO_SUCCESS) {
+		dev->wire_err = err;
+		memcpy(dev->wire_err_msg, msg, sizeof(msg));
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+gnio_error_t gnio_dev_get_wire_error(struct gnio_dev *dev, gnio_error_t *err, char *msg, size_t msg_len)
+{
+	if (!dev || !err)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "get_wire_error: NULL argument");
+	pthread_mutex_lock(&dev->lock);
+	*err = dev->wire_err;
+	if (msg && msg_len)
+		snprintf(msg, msg_len, "%s", dev->wire_err_msg);
+	pthread_mutex_unlock(&dev->lock);
 	return GNIO_SUCCESS;
 }
 

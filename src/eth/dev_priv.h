@@ -17,6 +17,18 @@ struct gnio_dev {
 	pthread_mutex_t lock;
 	unsigned num_queues; /* rxq + txq objects created on it */
 	struct gnio_flow *flow; /* its steering rules, if any (src/flow/flow.c) */
+	/* The first fault a wire reported (gnio_dev_wire_failed), under lock;
+	 * GNIO_SUCCESS while the wire is healthy. */
+	gnio_error_t wire_err;
+	char wire_err_msg[256];
 };
+
+/* A wire reports a fault that ends its traffic (a corrupt capture record, a
+ * vanished interface): logged at ERROR now, and kept (the first one) for
+ * gnio_dev_get_wire_error(). Any thread; dev may be NULL (wire used without
+ * a gnio_dev, as some tests do): then it is only logged. */
+void gnio_dev_wire_failed(struct gnio_dev *dev, gnio_error_t err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 
 #endif

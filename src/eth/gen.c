@@ -385,10 +385,11 @@ static uint32_t put_http(uint8_t *h, uint32_t room)
 		len += sizeof(http_pad_name) - 1;
 		memset(h + len, 'x', n);
 		len += n;
-		memcpy(h + len, "\r\n", 2);
+		/* frame bytes, not a C string: no terminating NUL wanted */
+		memcpy(h + len, "\r\n", 2); // NOLINT(bugprone-not-null-terminated-result)
 		len += 2;
 	}
-	memcpy(h + len, "\r\n", 2);
+	memcpy(h + len, "\r\n", 2); // NOLINT(bugprone-not-null-terminated-result): frame bytes, as above
 	return len + 2;
 }
 
@@ -638,7 +639,7 @@ uint32_t gnio_gen_fill(const struct gnio_gen *gen, uint64_t seq, uint8_t *buf, u
 	put16(buf + IP_CSUM_OFF, ~fold(t->ip_base + get16(buf + IP_ID_OFF)) & 0xffff);
 	s = t->l4_base;
 	for (i = 0; i < t->nvar; i++)
-		s += region_sum(buf + t->var[i].off, t->var[i].len, (t->var[i].off - L4_OFF) & 1);
+		s += region_sum(buf + t->var[i].off, t->var[i].len, (int)((t->var[i].off - L4_OFF) & 1u));
 	put_l4_csum(buf, t, s);
 	return size;
 }

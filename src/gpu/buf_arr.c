@@ -113,6 +113,9 @@ gnio_error_t gnio_buf_arr_destroy(struct gnio_buf_arr *arr)
 	}
 	gpu->arr_top = arr->below;
 	arr->alloc->arr_refs--;
+	/* Its RX claim ends here too (the queue's release then finds none). */
+	if (arr->rx_owner)
+		*arr->rx_owner = NULL;
 	/* The rollback destroys arrays (step 2) before it stops the queues
 	 * (step 3), as DOCA's teardown does: a started queue's proxy may still
 	 * use the array's hold words, so the last queue to stop frees it. */
@@ -141,6 +144,32 @@ gnio_error_t gnio_buf_arr_get_gpu_handle(struct gnio_buf_arr *arr, struct gnio_g
 uint32_t gnio_buf_arr_get_elem_size(const struct gnio_buf_arr *arr) { return arr ? arr->elem_size : 0; }
 uint32_t gnio_buf_arr_get_num_elem(const struct gnio_buf_arr *arr) { return arr ? arr->num_elem : 0; }
 void *gnio_buf_arr_get_cpu_base(const struct gnio_buf_arr *arr) { return arr ? arr->base_cpu : NULL; }
+
+gnio_error_t gnio_buf_arr_claim_rx(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot, const char *kind)
+{
+	pthread_mutex_lock(&arr->gpu->lock);
+	if (arr->rx_owner && arr->rx_owner != slot) {
+		pthread_mutex_unlock(&arr->gpu->lock);
+		return gnio_fail(GNIO_ERROR_IN_USE, kind,
+				 "the pool is already filled by another started RX queue; give each RX queue its own "
+				 "buffer array");
+	}
+	arr->rx_owner = slot;
+	*slot = arr;
+	pthread_mutex_unlock(&arr->gpu->lock);
+	return GNIO_SUCCESS;
+}
+
+void gnio_buf_arr_unclaim_rx(struct gnio_gpu *gpu, struct gnio_buf_arr **slot)
+{
+	/* The gpu's lock, not the array's pointer: the array may be destroyed
+	 * (clearing *slot under this lock) by another thread meanwhile. */
+	pthread_mutex_lock(&gpu->lock);
+	if (*slot && (*slot)->rx_owner == slot)
+		(*slot)->rx_owner = NULL;
+	*slot = NULL;
+	pthread_mutex_unlock(&gpu->lock);
+}
 
 gnio_error_t gnio_buf_arr_get_mkey(const struct gnio_buf_arr *arr, uint32_t *mkey)
 {

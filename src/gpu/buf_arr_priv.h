@@ -32,10 +32,24 @@ struct gnio_buf_arr {
 	unsigned started_users;    /* started queues using it (under gpu->lock) */
 	int destroyed;             /* destroyed while queues used it: the last one frees it */
 	unsigned inplace_tx_users; /* started TX queues sending from it in place */
+	/* The started RX queue that fills it (gnio_buf_arr_claim_rx): its claim
+	 * slot, cleared if the array is destroyed first. Under gpu->lock. */
+	struct gnio_buf_arr **rx_owner;
 	/* Queues that registered it; cleared when the array goes away. */
 	struct gnio_buf_arr **users[GNIO_BUF_ARR_MAX_USERS];
 	uint8_t user_is_rx[GNIO_BUF_ARR_MAX_USERS];
 };
+
+/* One started RX queue at most fills a pool: a second one's proxy would write
+ * the same slots under the first one's frames. An RX queue claims its pool
+ * when it starts (before its wire queue opens) and releases it when it stops
+ * and on start's failure paths; *slot is the queue's claim (NULL when none).
+ * TX queues take no claim: they may share a pool with anything, so a TX queue
+ * can send in place from the RX queue's pool. Destroying the array (rollback
+ * step 2 does it while queues are still started) ends the claim and clears
+ * *slot. kind names the caller in the error. Errors: IN_USE. */
+gnio_error_t gnio_buf_arr_claim_rx(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot, const char *kind);
+void gnio_buf_arr_unclaim_rx(struct gnio_gpu *gpu, struct gnio_buf_arr **slot);
 
 /* Register/unregister a queue's pool pointer (so destroy can clear it). */
 gnio_error_t gnio_buf_arr_add_user(struct gnio_buf_arr *arr, struct gnio_buf_arr **slot, int is_rx);

@@ -10,24 +10,35 @@
 #include "gpu/gpu_priv.h"
 #include "gnio/impl/hd.h"
 
+/* One hex field of a bus id: 1..8 digits (nvidia-smi writes the domain with
+ * 8), at most max, ended by `end` (a separator, or 0 for the end of the
+ * string). Advances *p past it. */
+static int hex_field(const char **p, char end, unsigned max, unsigned *v)
+{
+	unsigned n = 0, val = 0;
+	for (; isxdigit((unsigned char)**p) && n < 9; (*p)++, n++)
+		val = val * 16 + (unsigned)(isdigit((unsigned char)**p) ? **p - '0' : (tolower((unsigned char)**p) - 'a' + 10));
+	if (!n || n > 8 || val > max || **p != end)
+		return -1;
+	if (end)
+		(*p)++;
+	*v = val;
+	return 0;
+}
+
 gnio_error_t gnio_gpu_bus_id_canonical(const char *in, char *out, size_t out_len)
 {
 	gnio_api_enter();
 	unsigned dom = 0, bus, devn, fn;
-	char tail;
 	if (!in || !out || out_len < 13)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "gpu", "bus id: NULL or short buffer");
-	for (const char *p = in; *p; p++)
-		if (!isxdigit((unsigned char)*p) && *p != ':' && *p != '.')
-			goto bad;
-	int n = sscanf(in, "%x:%x:%x.%x%c", &dom, &bus, &devn, &fn, &tail);
-	if (n != 4) {
-		dom = 0;
-		n = sscanf(in, "%x:%x.%x%c", &bus, &devn, &fn, &tail);
-		if (n != 3)
-			goto bad;
-	}
-	if (dom > 0xffff || bus > 0xff || devn > 0x1f || fn > 7)
+	const char *p = in;
+	/* DDDD:BB:DD.F, or BB:DD.F with domain 0 */
+	int colons = 0;
+	for (const char *c = in; *c; c++)
+		colons += *c == ':';
+	if ((colons == 2 && hex_field(&p, ':', 0xffff, &dom)) || (colons != 1 && colons != 2) ||
+	    hex_field(&p, ':', 0xff, &bus) || hex_field(&p, '.', 0x1f, &devn) || hex_field(&p, 0, 7, &fn))
 		goto bad;
 	snprintf(out, out_len, "%04x:%02x:%02x.%x", dom, bus, devn, fn);
 	return GNIO_SUCCESS;
@@ -45,7 +56,7 @@ gnio_error_t gnio_gpu_create(const char *bus_id, struct gnio_gpu **gpu)
 	char canon[32];
 	if (!strcmp(bus_id, "cpu")) {
 		ops = &gnio_gpu_cpu_ops;
-		strcpy(canon, "cpu");
+		snprintf(canon, sizeof(canon), "cpu");
 	} else {
 		GNIO_CHECK(gnio_gpu_bus_id_canonical(bus_id, canon, sizeof(canon)));
 #ifdef GNIO_HAVE_CUDA
@@ -61,7 +72,7 @@ gnio_error_t gnio_gpu_create(const char *bus_id, struct gnio_gpu **gpu)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "gpu", "out of memory");
 	g->ops = ops;
 	g->cuda_ordinal = -1;
-	strcpy(g->bus_id, canon);
+	snprintf(g->bus_id, sizeof(g->bus_id), "%s", canon);
 	pthread_mutex_init(&g->lock, NULL);
 	gnio_error_t err = ops->open(g, canon);
 	if (err != GNIO_SUCCESS) {

@@ -51,7 +51,7 @@ out2=$("$work/b/cm")
 so=$(ls "$libdir"/libgnio.so.*.*.* | head -1)
 syms=$(nm -D --defined-only "$so")
 grep -q ' gnio_gpu_create@' <<<"$syms" || { echo "FAIL: gnio_gpu_create not exported"; exit 1; }
-for internal in gnio_fail gnio_wire_find gnio_rx_proxy_step gnio_gpu_alloc_internal; do
+for internal in gnio_fail_msg gnio_wire_find gnio_rx_proxy_step gnio_gpu_alloc_internal; do
 	if grep -q " $internal@" <<<"$syms"; then
 		echo "FAIL: internal $internal is exported"
 		exit 1

@@ -71,6 +71,18 @@ sink_start() {
 
 sink_wait() { wait "$SINKPID"; }
 
+# run_ready ERRFILE PID: wait (up to 20 s) until gnio run says its kernel and
+# queues are running; a fixed sleep is too short under the sanitizer builds
+run_ready() {
+	for _ in $(seq 200); do
+		grep -q ", running" "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$1"
+	return 1
+}
+
 # expect NAME ACTUAL WANTED
 expect() {
 	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else bad "$1: got '$2', want '$3'"; return 1; fi
@@ -179,7 +191,8 @@ sendp(pk, iface=sys.argv[1], verbose=False)
 PYEOF
 		sink_wait
 		expect "$W scapy frames per protocol" \
-			"$(json $TMPD/sc.json "[j['proto'][k] for k in ('arp','icmp','dns','udp','http')]")" "[5, 5, 10, 10, 10]"
+			"$(json $TMPD/sc.json "[j['proto'][k] for k in ('arp','icmp','dns','udp','http')]")" "[5, 5, 10, 10, 10]" ||
+			cat "$TMPD/sc.json"
 	else
 		echo "skip - scapy not available to $PY"
 	fi
@@ -190,10 +203,7 @@ PYEOF
 			>"$TMPD/run.json" 2>"$TMPD/run.err" &
 		local RP=$!
 		BGPIDS="$BGPIDS $RP"
-		for _ in $(seq 200); do # the first live line: the queue is open
-			grep -q '^\[' "$TMPD/run.err" 2>/dev/null && break
-			sleep 0.05
-		done
+		run_ready "$TMPD/run.err" $RP || bad "$W gnio run did not start"
 		ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1000 --rate 100000 >/dev/null || bad "gen for gnio run"
 		wait $RP
 		expect "$W gnio run: offered == rx_packets + dropped_total" \
@@ -213,10 +223,7 @@ PYEOF
 				>"$TMPD/$app.json" 2>"$TMPD/$app.err" &
 			local AP=$!
 			BGPIDS="$BGPIDS $AP"
-			for _ in $(seq 200); do # the first live line: kernels are running
-				grep -q '^\[' "$TMPD/$app.err" 2>/dev/null && break
-				sleep 0.05
-			done
+			run_ready "$TMPD/$app.err" $AP || bad "$W $app: gnio run did not start"
 			ip netns exec "$NSB" $PY "$GNIO_SRC/tests/integration/echo_peer.py" "$VB" 300 \
 				>"$TMPD/$app.peer" 2>"$TMPD/$app.peer.err" || bad "$W $app: peer script failed: $(tail -1 $TMPD/$app.peer.err)"
 			kill -TERM $AP

@@ -609,7 +609,9 @@ static void test_invalid_values(void **state)
 	assert_ok(gnio_eth_rxq_destroy(rxq));
 
 	/* bus ids */
-	const char *bad_ids[] = {"0000:zz:00.0", "", "1:2:3:4:5", "0000:00:20.0", "0000:00:00.8", "gpu0", "0000:00:00"};
+	const char *bad_ids[] = {"0000:zz:00.0", "", "1:2:3:4:5", "0000:00:20.0", "0000:00:00.8", "gpu0", "0000:00:00",
+				 "100000000:00:00.0", "000000000:00:00.0", "fffff:00:00.0", "0000:100:00.0", ":00:00.0",
+				 "0000::00.0", "0000:00:00.", "0000:00:00.0:", "0000.00:00:0"};
 	for (size_t i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++) {
 		struct gnio_gpu *g = NULL;
 		char canon[32];
@@ -620,6 +622,8 @@ static void test_invalid_values(void **state)
 	}
 	char canon[32];
 	assert_ok(gnio_gpu_bus_id_canonical("17:00.0", canon, sizeof(canon)));
+	assert_string_equal(canon, "0000:17:00.0");
+	assert_ok(gnio_gpu_bus_id_canonical("00000000:17:00.0", canon, sizeof(canon))); /* as nvidia-smi writes it */
 	assert_string_equal(canon, "0000:17:00.0");
 	assert_ok(gnio_gpu_bus_id_canonical("0000:AB:1f.7", canon, sizeof(canon)));
 	assert_string_equal(canon, "0000:ab:1f.7");

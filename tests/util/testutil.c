@@ -75,11 +75,13 @@ gnio_error_t tpipe_up(struct tpipe *p, const struct tpipe_cfg *cfg)
 	p->stats_gpu = q.user_mem_gpu;
 	p->stats_cpu = q.user_mem_cpu;
 	p->runner = q.runner;
-	const char *name = gnio_devinfo_get_name(gnio_dev_as_devinfo(p->dev));
-	char nm[64];
-	snprintf(nm, sizeof(nm), "%.*s", (int)strcspn(name, ","), name);
-	if ((err = gnio_sw_peer_open(nm, &p->peer)))
-		return err;
+	if (!strcmp(gnio_devinfo_get_wire(gnio_dev_as_devinfo(p->dev)), "sw")) { /* other wires have no peer end */
+		const char *name = gnio_devinfo_get_name(gnio_dev_as_devinfo(p->dev));
+		char nm[64];
+		snprintf(nm, sizeof(nm), "%.*s", (int)strcspn(name, ","), name);
+		if ((err = gnio_sw_peer_open(nm, &p->peer)))
+			return err;
+	}
 	p->args.rxq = p->rxh;
 	p->args.txq = p->txh;
 	p->args.stats = p->stats_gpu;

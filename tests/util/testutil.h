@@ -29,7 +29,7 @@
  * with the sw peer and the app arguments, and its objects in named fields. */
 struct tpipe_cfg {
 	const char *gpu;       /* "cpu" or a bus id */
-	const char *wire;      /* full spec, e.g. "sw:t1" */
+	const char *wire;      /* full spec, e.g. "sw:t1" (a peer is opened for sw wires) */
 	uint32_t ring;         /* RX ring entries */
 	uint32_t slot;         /* pool element size */
 	uint32_t max_packet;

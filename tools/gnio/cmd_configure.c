@@ -92,7 +92,7 @@ static int preconditions(struct cfg_log *l, const char *wire, const char *gpu, c
 
 	if (c->nvcc_found)
 		strfmt(d, sizeof(d), "nvcc %s at %s%s", c->nvcc_version, c->nvcc_path,
-		       c->rt_version && atoi(c->nvcc_version) != c->rt_version / 1000 ? " (major differs from the runtime)"
+		       c->rt_version && strtol(c->nvcc_version, NULL, 10) != c->rt_version / 1000 ? " (major differs from the runtime)"
 										       : "");
 	else
 		strfmt(d, sizeof(d), "no nvcc: building CUDA kernels needs the CUDA toolkit (not needed to run)");
@@ -229,8 +229,8 @@ int gnio_cmd_configure(int argc, char **argv)
 				const char *no = caps_axis_said_no(f);
 				int needed = !strcmp(f->name, "gpu_visible_rx") || !strcmp(f->name, "gpu_visible_tx");
 				strfmt(d, sizeof(d), "nic: %s; gpu: %s", f->nic.why, f->gpu.why);
-				emit(&l, "capabilities", f->name, !no ? "ok" : needed ? "fail" : "info",
-				     no && !strcmp(no, "nic") ? "environment" : "environment", d);
+				/* either axis saying no is the environment's doing */
+				emit(&l, "capabilities", f->name, !no ? "ok" : needed ? "fail" : "info", "environment", d);
 			}
 		}
 	}

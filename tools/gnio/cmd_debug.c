@@ -321,10 +321,30 @@ static int compare(const char *a, const char *b)
 	char *ta = NULL, *tb = NULL;
 	size_t la = 0, lb = 0;
 	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+	if (!fa || !fb) {
+		if (fa)
+			fclose(fa);
+		if (fb)
+			fclose(fb);
+		free(ta);
+		free(tb);
+		fprintf(stderr, "gnio debug: out of memory comparing captures\n");
+		jv_free(ja);
+		jv_free(jb);
+		return GNIO_EXIT_FAIL;
+	}
 	jv_flatten(ja, "", fa);
 	jv_flatten(jb, "", fb);
 	fclose(fa);
 	fclose(fb);
+	if (!ta || !tb) { /* open_memstream sets them at fclose; not on failure */
+		free(ta);
+		free(tb);
+		fprintf(stderr, "gnio debug: out of memory comparing captures\n");
+		jv_free(ja);
+		jv_free(jb);
+		return GNIO_EXIT_FAIL;
+	}
 	int diffs = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		char *src = pass ? tb : ta, *other = pass ? ta : tb;

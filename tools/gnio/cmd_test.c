@@ -512,7 +512,12 @@ int gnio_cmd_test(int argc, char **argv)
 		case 'w': o.wire = optarg; break;
 		case 'g': o.gpu = optarg; break;
 		case 'p': o.peer = optarg; break;
-		case 'l': o.loop = atoi(optarg); break;
+		case 'l': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			o.loop = *optarg && !*end && v >= 1 && v <= MAX_ITERS ? (int)v : -1; /* -1: refused below */
+			break;
+		}
 		case 'e': o.evidence = optarg; break;
 		case 'B': o.break_peer = 1; break;
 		case 'j': o.as_json = 1; break;
@@ -521,7 +526,7 @@ int gnio_cmd_test(int argc, char **argv)
 		}
 	}
 	if (o.loop < 1 || o.loop > MAX_ITERS) {
-		fprintf(stderr, "gnio test: --loop must be 1..%d\n", MAX_ITERS);
+		fprintf(stderr, "gnio test: --loop must be a number from 1 to %d\n", MAX_ITERS);
 		return GNIO_EXIT_USAGE;
 	}
 	if (strncmp(o.wire, "sw:", 3) && !o.peer) {

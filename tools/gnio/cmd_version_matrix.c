@@ -27,8 +27,9 @@ static const char *find_matrix(char *buf, size_t len, char *tried, size_t tried_
 	static char c_exe1[PATH_MAX + 64], c_exe2[PATH_MAX + 64];
 
 	/* An explicit override is the only place looked at. */
-	if (getenv("GNIO_VERSION_MATRIX"))
-		cands[n++] = getenv("GNIO_VERSION_MATRIX");
+	const char *env = getenv("GNIO_VERSION_MATRIX");
+	if (env)
+		cands[n++] = env;
 	else {
 #ifdef GNIO_BUILD_SHARE_DIR
 	cands[n++] = GNIO_BUILD_SHARE_DIR "/version-matrix.json";

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gnio/gpu.h"
 
 /* ------------------------------------------------------------- helpers -- */
 
@@ -172,10 +173,7 @@ typedef int (*cu_errname_fn)(int, const char **);
 
 static void canon_bus_id(const char *in, char *out, size_t len)
 {
-	unsigned d = 0, b = 0, dev = 0, fn = 0;
-	if (sscanf(in, "%x:%x:%x.%x", &d, &b, &dev, &fn) == 4)
-		strfmt(out, len, "%04x:%02x:%02x.%x", d & 0xffff, b, dev, fn);
-	else
+	if (gnio_gpu_bus_id_canonical(in, out, len) != GNIO_SUCCESS)
 		strfmt(out, len, "%s", in);
 }
 
@@ -219,7 +217,8 @@ static void parse_nvcc(struct probe_cuda *c)
 			char *r = strstr(line, "release ");
 			if (r) {
 				int maj = 0, min = 0;
-				if (sscanf(r, "release %d.%d", &maj, &min) == 2)
+				/* nvcc's own output, not user input: a failed match leaves it unknown */
+				if (sscanf(r, "release %d.%d", &maj, &min) == 2) // NOLINT(cert-err34-c)
 					strfmt(c->nvcc_version, sizeof(c->nvcc_version), "%d.%d", maj, min);
 			}
 		}
@@ -326,8 +325,8 @@ versions:
 	{
 		char a[16], b[16];
 		int nv_major = 0, nv_minor = 0;
-		if (c->nvcc_version[0])
-			sscanf(c->nvcc_version, "%d.%d", &nv_major, &nv_minor);
+		if (c->nvcc_version[0]) /* written above as "%d.%d" */
+			sscanf(c->nvcc_version, "%d.%d", &nv_major, &nv_minor); // NOLINT(cert-err34-c)
 		if (!c->rt_version || !c->drv_version) {
 			c->consistent = -1;
 			strfmt(c->consistency_note, sizeof(c->consistency_note),
@@ -535,7 +534,7 @@ static int genl_family(int fd, const char *name)
 	if (!NLMSG_OK(h, (unsigned)len) || h->nlmsg_type == NLMSG_ERROR)
 		return -1;
 	char *p = (char *)NLMSG_DATA(h) + GENL_HDRLEN;
-	int rem = (int)h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	int rem = (int)h->nlmsg_len - (int)NLMSG_LENGTH(GENL_HDRLEN);
 	while (rem >= NLA_HDRLEN) {
 		struct nlattr *a = (struct nlattr *)p;
 		if (a->nla_len < NLA_HDRLEN || a->nla_len > rem)
@@ -594,7 +593,7 @@ static int probe_xdp_features(struct probe_env *e, char *why, size_t why_len)
 				break;
 			}
 			char *p = (char *)NLMSG_DATA(h) + GENL_HDRLEN;
-			int rem = (int)h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+			int rem = (int)h->nlmsg_len - (int)NLMSG_LENGTH(GENL_HDRLEN);
 			uint32_t ifindex = 0;
 			uint64_t feat = 0;
 			int have = 0;
@@ -714,7 +713,7 @@ void probe_netdevs(struct probe_env *e)
 		if (read_file_str(p, n->state, sizeof(n->state)) != 0)
 			strfmt(n->state, sizeof(n->state), "unknown");
 		strfmt(p, sizeof(p), "/sys/class/net/%s/mtu", n->name);
-		n->mtu = read_file_str(p, v, sizeof(v)) == 0 ? atoi(v) : -1;
+		n->mtu = read_file_str(p, v, sizeof(v)) == 0 ? (int)strtol(v, NULL, 10) : -1;
 		strfmt(p, sizeof(p), "/sys/class/net/%s/queues", n->name);
 		n->rx_queues = count_prefix(p, "rx-");
 		n->tx_queues = count_prefix(p, "tx-");

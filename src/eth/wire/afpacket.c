@@ -8,7 +8,10 @@
  *          tov=MS      block retire timeout in ms (default 1)
  *
  * RX: a TPACKET_V3 ring (the kernel fills whole blocks, we walk them and hand
- * each block back once every frame in it was copied out). TX: a second socket
+ * each block back once every frame in it was copied out). The kernel strips
+ * the outer VLAN tag of a received frame before packet sockets see it and
+ * passes it beside the frame (tp_vlan_tci/tp_vlan_tpid); it is put back, as
+ * libpcap does, so the frame gnio delivers is the frame on the wire. TX: a second socket
  * and one sendmmsg() per burst. AF_PACKET has no hardware queues: one RX and
  * one TX queue (id 0).
  */
@@ -33,6 +36,7 @@
 
 #include "core/errmsg.h"
 #include "eth/wire.h"
+#include "eth/wire_opts.h"
 
 #define COMP "afpacket"
 /* Many small blocks rather than a few large ones: at a trickle each block
@@ -40,6 +44,8 @@
  * how long the proxy may be kept off the CPU before the ring overflows. */
 #define BLOCK_SIZE (1u << 17)
 #define TX_BATCH 256
+#define VLAN_TAG_LEN 4u
+#define MAC_ADDRS_LEN 12u /* the tag goes after destination and source MAC */
 
 struct afp_wire {
 	char ifname[IF_NAMESIZE];
@@ -112,9 +118,12 @@ static gnio_error_t iface_check(struct afp_wire *w)
 	return GNIO_SUCCESS;
 }
 
+/* The options afp_open parses (gnio_dev_open refuses any other). */
+const char gnio_wire_afpacket_options[] = "promisc,bypass,blocks,tov";
+
 static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire)
 {
-	char name[64], val[32];
+	char name[64];
 	const char *opts = gnio_wire_split_args(args, name, sizeof(name));
 	struct afp_wire *w;
 	gnio_error_t err;
@@ -132,15 +141,12 @@ static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire
 	memcpy(w->ifname, name, strlen(name) + 1);
 	w->blocks = 128;
 	w->tov_ms = 1;
-	if (gnio_wire_opt(opts, "promisc", val, sizeof(val)))
-		w->promisc = atoi(val) != 0;
-	if (gnio_wire_opt(opts, "bypass", val, sizeof(val)))
-		w->bypass = atoi(val) != 0;
-	if (gnio_wire_opt(opts, "blocks", val, sizeof(val)))
-		w->blocks = (uint32_t)strtoul(val, NULL, 0);
-	if (gnio_wire_opt(opts, "tov", val, sizeof(val)))
-		w->tov_ms = (uint32_t)strtoul(val, NULL, 0);
-	if (w->blocks < 2 || w->blocks > 1024 || w->tov_ms < 1 || w->tov_ms > 1000) {
+	if (gnio_wire_opt_flag(opts, "promisc", &w->promisc) < 0 || gnio_wire_opt_flag(opts, "bypass", &w->bypass) < 0) {
+		free(w);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: promisc and bypass take 0 or 1");
+	}
+	if (gnio_wire_opt_u32(opts, "blocks", 2, 1024, &w->blocks) < 0 ||
+	    gnio_wire_opt_u32(opts, "tov", 1, 1000, &w->tov_ms) < 0) {
 		free(w);
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: blocks must be 2..1024 and tov 1..1000 ms");
 	}
@@ -164,7 +170,9 @@ static void afp_close(void *wire)
 static gnio_error_t afp_caps(void *wire, struct gnio_wire_caps *c)
 {
 	struct afp_wire *w = wire;
-	uint32_t mf = w->mtu + 14;
+	/* Ethernet header plus one VLAN tag: a tagged frame may carry a full
+	 * MTU (the kernel sends and receives those), and RX restores the tag. */
+	uint32_t mf = w->mtu + 14 + VLAN_TAG_LEN;
 
 	c->flags = GNIO_WIRE_CAP_RX | GNIO_WIRE_CAP_TX | GNIO_WIRE_CAP_SW_TIMESTAMP;
 	if (w->hwts)
@@ -362,14 +370,33 @@ static unsigned afp_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 		while (q->left && got < n) {
 			struct tpacket3_hdr *h = q->pkt;
 			struct gnio_wire_frame *fr = &f[got++];
+			const uint8_t *mac = (const uint8_t *)h + h->tp_mac;
+			/* libpcap's test: the flag, or a non-zero TCI from kernels
+			 * that predate the flag */
+			uint32_t tag = ((h->tp_status & TP_STATUS_VLAN_VALID) || h->hv1.tp_vlan_tci) &&
+						       h->tp_snaplen >= MAC_ADDRS_LEN ? VLAN_TAG_LEN : 0;
 
-			fr->len = h->tp_len;
+			fr->len = h->tp_len + tag;
 			fr->ts_ns = (uint64_t)h->tp_sec * 1000000000ull + h->tp_nsec;
 			fr->buf_off = 0;
-			if (h->tp_len <= fr->cap && h->tp_snaplen == h->tp_len)
-				memcpy(fr->data, (uint8_t *)h + h->tp_mac, h->tp_snaplen);
-			else if (fr->len <= fr->cap)
+			if (fr->len <= fr->cap && h->tp_snaplen == h->tp_len) {
+				if (tag) {
+					uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) && h->hv1.tp_vlan_tpid
+								? h->hv1.tp_vlan_tpid : ETH_P_8021Q;
+					uint8_t *t = fr->data + MAC_ADDRS_LEN;
+
+					memcpy(fr->data, mac, MAC_ADDRS_LEN);
+					t[0] = (uint8_t)(tpid >> 8);
+					t[1] = (uint8_t)tpid;
+					t[2] = (uint8_t)(h->hv1.tp_vlan_tci >> 8);
+					t[3] = (uint8_t)h->hv1.tp_vlan_tci;
+					memcpy(t + VLAN_TAG_LEN, mac + MAC_ADDRS_LEN, h->tp_snaplen - MAC_ADDRS_LEN);
+				} else {
+					memcpy(fr->data, mac, h->tp_snaplen);
+				}
+			} else if (fr->len <= fr->cap) {
 				fr->len = fr->cap + 1; /* truncated by the ring: too big */
+			}
 			q->pkt = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
 			q->left--;
 		}

@@ -58,7 +58,9 @@
 #include <xdp/xsk.h>
 
 #include "core/errmsg.h"
+#include "core/lockfile.h"
 #include "eth/wire.h"
+#include "eth/wire_opts.h"
 #include "flow/flow_priv.h"
 #ifdef GNIO_HAVE_XDP_FLOW
 #include "flow/flow_xdp.h"
@@ -115,8 +117,10 @@ struct afxdp_wire {
 	int force_copy;    /* 0 auto, 1 copy, 2 zero-copy */
 	uint32_t frames;
 	int umem_internal; /* umem=internal: never use the pool as UMEM */
+	int force;         /* force=1: remove a foreign XDP program */
 	uint32_t attach_flags;
-	int prog_fd, map_fd, lock_fd;
+	int prog_fd, map_fd;
+	struct gnio_lockfile lock; /* held while the wire is open; removed on close */
 	uint32_t prog_id;
 	/* the flow program (GNIO_HAVE_XDP_FLOW): loaded while attached; owns
 	 * prog_fd and map_fd then. flow_table is the bound flow's current rule
@@ -247,29 +251,24 @@ static int prog_name_by_id(uint32_t id, char *name, size_t len)
 	return 0;
 }
 
-/* The lock file proves a live owner of our program on this interface. */
-static int take_lock(int ifindex)
+/* The lock file proves a live owner of our program on this interface.
+ * GNIO_LOCKFILE_BUSY: another gnio process owns it. */
+static enum gnio_lockfile_result take_lock(struct gnio_lockfile *lf, int ifindex)
 {
 	char path[128];
 	struct stat st;
-	int fd;
+	enum gnio_lockfile_result r;
 
 	if (stat("/proc/self/ns/net", &st))
 		st.st_ino = 0;
 	mkdir("/run/gnio", 0755);
 	snprintf(path, sizeof(path), "/run/gnio/afxdp-%lu-%d.lock", (unsigned long)st.st_ino, ifindex);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	r = gnio_lockfile_take(lf, path);
+	if (r == GNIO_LOCKFILE_NO_FILE) {
 		snprintf(path, sizeof(path), "/tmp/gnio-afxdp-%lu-%d.lock", (unsigned long)st.st_ino, ifindex);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		r = gnio_lockfile_take(lf, path);
 	}
-	if (fd < 0)
-		return -2;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return r;
 }
 
 /* Remove a program left on the interface: ours when the lock was free,
@@ -498,6 +497,9 @@ static void set_mode(struct afxdp_wire *w, const struct xq *q)
 	snprintf(w->mode, sizeof(w->mode), "%s,%s%s", m, c, !q ? "" : q->zc_pool ? ",umem=pool" : ",umem=int");
 }
 
+/* The options afxdp_open parses (gnio_dev_open refuses any other). */
+const char gnio_wire_afxdp_options[] = "mode,copy,zc,umem,frames,force";
+
 static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wire)
 {
 	struct afxdp_wire *w;
@@ -511,7 +513,7 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
-	w->prog_fd = w->map_fd = w->lock_fd = -1;
+	w->prog_fd = w->map_fd = w->lock.fd = -1;
 	w->frames = DEF_FRAMES;
 	at = strchr(name, '@');
 	if (at) {
@@ -541,10 +543,17 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: mode=%s (native|skb|auto)", val);
 		}
 	}
-	if (gnio_wire_opt(opts, "copy", val, sizeof(val)) && atoi(val))
-		w->force_copy = 1;
-	if (gnio_wire_opt(opts, "zc", val, sizeof(val)) && atoi(val))
-		w->force_copy = 2;
+	{
+		int copy = 0, zc = 0;
+
+		if (gnio_wire_opt_flag(opts, "copy", &copy) < 0 || gnio_wire_opt_flag(opts, "zc", &zc) < 0 ||
+		    gnio_wire_opt_flag(opts, "force", &w->force) < 0 || (copy && zc)) {
+			free(w);
+			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP,
+					 "afxdp: copy, zc and force take 0 or 1, and copy=1 excludes zc=1");
+		}
+		w->force_copy = copy ? 1 : zc ? 2 : 0;
+	}
 	if (gnio_wire_opt(opts, "umem", val, sizeof(val))) {
 		if (!strcmp(val, "internal"))
 			w->umem_internal = 1;
@@ -553,12 +562,9 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: umem=%s (pool|internal)", val);
 		}
 	}
-	if (gnio_wire_opt(opts, "frames", val, sizeof(val))) {
-		w->frames = (uint32_t)strtoul(val, NULL, 0);
-		if (w->frames < 64 || w->frames > (1u << 20) || (w->frames & (w->frames - 1))) {
-			free(w);
-			return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: frames=%s (power of two, 64..1M)", val);
-		}
+	if (gnio_wire_opt_u32(opts, "frames", 64, 1u << 20, &w->frames) < 0 || (w->frames & (w->frames - 1))) {
+		free(w);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp: frames takes a power of two, 64..1048576");
 	}
 
 	err = iface_check(w->ifname, &w->ifindex, &w->mtu);
@@ -574,15 +580,12 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 				w->ifname, w->qid, w->nrxq);
 		goto fail;
 	}
-	w->lock_fd = take_lock(w->ifindex);
-	if (w->lock_fd == -1) {
+	if (take_lock(&w->lock, w->ifindex) == GNIO_LOCKFILE_BUSY) {
 		err = gnio_fail(GNIO_ERROR_IN_USE, COMP, "afxdp:%s is in use by another gnio process", w->ifname);
 		goto fail;
 	}
-	if (w->lock_fd >= 0) {
-		char v[8];
-
-		err = clear_stale(w, gnio_wire_opt(opts, "force", v, sizeof(v)) && atoi(v));
+	if (w->lock.fd >= 0) { /* the lock was free: a gnio_xsk program still attached was left by a killed run */
+		err = clear_stale(w, w->force);
 		if (err)
 			goto fail;
 	}
@@ -601,8 +604,7 @@ static void afxdp_close(void *wire)
 	if (!w)
 		return;
 	detach_prog(w);
-	if (w->lock_fd >= 0)
-		close(w->lock_fd);
+	gnio_lockfile_release(&w->lock); /* after the detach: the program was ours until here */
 	free(w);
 }
 
@@ -739,7 +741,8 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 	uint16_t qid = cfg->queue_id ? cfg->queue_id : w->qid;
 	struct xsk_umem_config uc;
 	struct xsk_socket_config sc;
-	uint32_t nchunks, nrx, ntx, ring;
+	uint32_t nchunks, nrx, ntx, ring, chunk, rx_cap;
+	int use_pool = is_rx && pool_fits(cfg) && !w->umem_internal;
 	struct xq *q;
 	int ret;
 
@@ -754,13 +757,34 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		*out = q;
 		return GNIO_SUCCESS;
 	}
+	/* Refuse what cannot work before allocating anything, so no error
+	 * path reads a queue it has just freed. */
+	chunk = use_pool ? cfg->slot_size : INT_CHUNK;
+	rx_cap = chunk - XDP_HEADROOM;
+	/* A frame longer than a chunk is dropped by the kernel before gnio
+	 * sees it (no multi-buffer AF_XDP here): refuse an RX queue on an
+	 * interface whose MTU allows such frames rather than lose them. The MTU
+	 * comes first: it is the cause when both checks fail. */
+	if (is_rx && w->mtu + 14 > rx_cap)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, COMP,
+				 "afxdp:%s: MTU %u (frames up to %u bytes) is larger than the AF_XDP frame size %u "
+				 "(chunk %u - %u headroom); lower it with `ip link set %s mtu %u`%s",
+				 w->ifname, w->mtu, w->mtu + 14, rx_cap, chunk, XDP_HEADROOM, w->ifname, rx_cap - 14,
+				 use_pool && w->mtu + 14 <= INT_CHUNK - XDP_HEADROOM
+					 ? " or open the wire with umem=internal (4096-byte chunks)" : "");
+	if (is_rx && cfg->max_frame > rx_cap)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP,
+				 "afxdp:%s: max packet size %u is larger than the AF_XDP frame size %u "
+				 "(chunk %u - %u headroom)", w->ifname, cfg->max_frame, rx_cap, chunk, XDP_HEADROOM);
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
 	q->w = w;
 	q->qid = qid;
 	q->fd = -1;
-	if (is_rx && pool_fits(cfg) && !w->umem_internal) {
+	q->chunk = chunk;
+	q->rx_cap = rx_cap;
+	if (use_pool) {
 		/* UMEM = the pool. Every RX chunk a frame sits in while the GPU
 		 * ring holds it is missing from the fill ring, so RX gets all
 		 * the pool but a small TX share (1/16, at most TX_POOL_MAX
@@ -769,12 +793,10 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		 * RX chunk (see "Sizing the pool" in docs/wires.md). */
 		q->zc_pool = 1;
 		q->area = cfg->pool_cpu;
-		q->chunk = cfg->slot_size;
 		nchunks = cfg->num_slots;
 		q->area_size = (uint64_t)nchunks * q->chunk;
 		ntx = nchunks / 16 < TX_POOL_MAX ? nchunks / 16 : TX_POOL_MAX;
 	} else {
-		q->chunk = INT_CHUNK;
 		nchunks = w->frames * 2;
 		q->area_size = (uint64_t)nchunks * q->chunk;
 		q->area = mmap(NULL, q->area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -789,26 +811,6 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 		ntx = nchunks / 2;
 	}
 	nrx = nchunks - ntx;
-	q->rx_cap = q->chunk - XDP_HEADROOM;
-	if (is_rx && cfg->max_frame > q->rx_cap) {
-		xq_free(q);
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP,
-				 "afxdp:%s: max packet size %u is larger than the AF_XDP frame size %u "
-				 "(chunk %u - %u headroom)", w->ifname, cfg->max_frame, q->rx_cap, q->chunk,
-				 XDP_HEADROOM);
-	}
-	/* A frame longer than a chunk is dropped by the kernel before gnio
-	 * sees it (no multi-buffer AF_XDP here): refuse an RX queue on an
-	 * interface whose MTU allows such frames rather than lose them. */
-	if (is_rx && w->mtu + 14 > q->rx_cap) {
-		uint32_t cap = q->rx_cap, chunk = q->chunk;
-
-		xq_free(q);
-		return gnio_fail(GNIO_ERROR_BAD_STATE, COMP,
-				 "afxdp:%s: MTU %u (frames up to %u bytes) is larger than the AF_XDP frame size %u "
-				 "(chunk %u - %u headroom); lower it with `ip link set %s mtu %u`",
-				 w->ifname, w->mtu, w->mtu + 14, cap, chunk, XDP_HEADROOM, w->ifname, cap - 14);
-	}
 
 	/* fill and RX rings hold every RX chunk: a smaller ring would leave
 	 * chunks that are never handed to the kernel */
@@ -842,10 +844,8 @@ static gnio_error_t xq_get(struct afxdp_wire *w, const struct gnio_wire_queue_cf
 	sc.bind_flags = XDP_USE_NEED_WAKEUP;
 	if (w->force_copy == 1)
 		sc.bind_flags |= XDP_COPY;
-	else if (w->force_copy == 2)
+	else /* zc=1 demands zero-copy; by default try it first, then copy */
 		sc.bind_flags |= XDP_ZEROCOPY;
-	else
-		sc.bind_flags |= XDP_ZEROCOPY; /* try zero-copy first, then copy */
 	ret = xsk_bind(w, q, qid, &sc);
 	if (ret) {
 		int e = -ret;

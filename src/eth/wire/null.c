@@ -24,6 +24,9 @@ struct null_queue {
 	int quiesced;
 };
 
+/* The options null_open parses (gnio_dev_open refuses any other). */
+const char gnio_wire_null_options[] = "size";
+
 static gnio_error_t null_open(struct gnio_dev *dev, const char *args, void **wire)
 {
 	char name[64], val[32];

@@ -7,8 +7,18 @@
  * ever), either as fast as the proxy reads (timing=fast, the default) or at
  * the gaps recorded in the file (timing=recorded). TX appends every frame
  * sent to OUT, a classic pcap that tcpdump and Wireshark read; each burst is
- * flushed so the file is complete even if the process is killed.
+ * flushed so the file is complete even if the process is killed. OUT is
+ * created (truncated) when the wire's TX queue first opens; a queue that is
+ * stopped and started again on the same wire appends to it.
  * `pcap:,out=OUT` (empty FILE) is TX only; `pcap:FILE` without out= is RX only.
+ *
+ * Damaged captures: a record libpcap cannot read (a length beyond any
+ * snaplen, a truncated header or body at the end) or whose captured length
+ * exceeds its original length stops the replay there. The wire reports it
+ * with the record number (gnio_dev_wire_failed -> gnio_dev_get_wire_error,
+ * and an ERROR log line); the records before it were delivered. Snapped
+ * records (captured with a snaplen: caplen < len) are delivered with the
+ * bytes the file holds (len = caplen) and counted; a WARNING names the first.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,22 +29,28 @@
 #include <pcap/pcap.h>
 
 #include "core/errmsg.h"
+#include "eth/dev_priv.h"
 #include "eth/wire.h"
+#include "eth/wire_opts.h"
 
 #define COMP "pcap"
 
 struct pcap_wire {
+	struct gnio_dev *dev; /* where record faults are reported */
 	char in[512], out[512];
 	uint32_t loops;      /* 0 = for ever */
 	int recorded;        /* keep the capture's timing */
 	uint32_t snaplen;
 	int has_rx, has_tx;
+	int out_written;     /* OUT was created by this wire: later TX queues append */
 };
 
 struct pcap_rxq {
 	struct pcap_wire *w;
 	pcap_t *p;
 	uint32_t loop;       /* completed passes */
+	uint64_t rec;        /* records read in this pass (the last one's number) */
+	uint64_t snapped;    /* snapped records delivered short */
 	int eof;
 	uint64_t t0_file;    /* first record of this pass, ns */
 	uint64_t t0_wall;    /* monotonic time when this pass started */
@@ -80,21 +96,26 @@ static gnio_error_t open_in(const char *file, pcap_t **out)
 	return GNIO_SUCCESS;
 }
 
+/* The options pw_open parses (gnio_dev_open refuses any other). */
+const char gnio_wire_pcap_options[] = "out,loop,timing";
+
 static gnio_error_t pw_open(struct gnio_dev *dev, const char *args, void **wire)
 {
 	struct pcap_wire *w;
 	char val[32];
 	const char *opts;
 
-	(void)dev;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	w->dev = dev;
 	opts = gnio_wire_split_args(args, w->in, sizeof(w->in));
 	gnio_wire_opt(opts, "out", w->out, sizeof(w->out));
 	w->loops = 1;
-	if (gnio_wire_opt(opts, "loop", val, sizeof(val)))
-		w->loops = (uint32_t)strtoul(val, NULL, 0);
+	if (gnio_wire_opt_u32(opts, "loop", 0, UINT32_MAX, &w->loops) < 0) {
+		free(w);
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "pcap: loop takes a number of passes (0 = for ever)");
+	}
 	if (gnio_wire_opt(opts, "timing", val, sizeof(val))) {
 		if (!strcmp(val, "recorded"))
 			w->recorded = 1;
@@ -175,28 +196,59 @@ static void pw_rxq_close(void *qv)
 {
 	struct pcap_rxq *q = qv;
 
+	if (q->snapped)
+		GNIO_LOG_INFO(COMP, "pcap:%s: %llu snapped record(s) were delivered with their captured bytes only",
+			      q->w->in, (unsigned long long)q->snapped);
 	if (q->p)
 		pcap_close(q->p);
 	q->w->has_rx = 0;
 	free(q);
 }
 
-/* Next record; rewinds for the next pass. 0 at the end of the last pass. */
+/* A record the replay cannot go past: report it with its number and stop. */
+static int bad_rec(struct pcap_rxq *q, gnio_error_t err, const char *why)
+{
+	gnio_dev_wire_failed(q->w->dev, err, "pcap:%s: record %llu: %s; replay stopped there",
+			     q->w->in, (unsigned long long)q->rec + 1, why);
+	q->eof = 1;
+	return 0;
+}
+
+/* Next record; rewinds for the next pass. 0 at the end of the last pass, and
+ * after a damaged record (reported, the replay ends there). */
 static int next_rec(struct pcap_rxq *q, struct pcap_pkthdr **h, const u_char **d)
 {
-	for (int tries = 0; tries < 2; tries++) {
+	for (;;) {
 		int r = pcap_next_ex(q->p, h, d);
+		char why[PCAP_ERRBUF_SIZE + 64];
 
-		if (r == 1)
+		if (r == 1 && (*h)->caplen > (*h)->len) {
+			snprintf(why, sizeof(why), "captured length %u is larger than the frame's length %u",
+				 (*h)->caplen, (*h)->len);
+			return bad_rec(q, GNIO_ERROR_INVALID_VALUE, why);
+		}
+		if (r == 1) {
+			q->rec++;
 			return 1;
-		/* end of file (or a truncated tail): this pass is done */
+		}
+		if (r != PCAP_ERROR_BREAK) {
+			/* libpcap: a length beyond any snaplen, a truncated header
+			 * or body ("truncated dump file; ..."), a read error */
+			snprintf(why, sizeof(why), "%s", pcap_geterr(q->p));
+			return bad_rec(q, GNIO_ERROR_INVALID_VALUE, why);
+		}
+		/* a clean end of file: this pass is done */
 		q->loop++;
-		if (q->w->loops && q->loop >= q->w->loops)
-			break;
+		if (!q->rec || (q->w->loops && q->loop >= q->w->loops))
+			break; /* the last pass, or a capture with no records */
 		pcap_close(q->p);
 		q->p = NULL;
-		if (open_in(q->w->in, &q->p))
+		q->rec = 0;
+		if (open_in(q->w->in, &q->p)) {
+			gnio_dev_wire_failed(q->w->dev, GNIO_ERROR_NOT_FOUND, "pcap:%s: cannot reopen for pass %u: %s",
+					     q->w->in, q->loop + 1, gnio_last_error_msg());
 			break;
+		}
 		q->t0_file = UINT64_MAX;
 	}
 	q->eof = 1;
@@ -234,13 +286,17 @@ static unsigned pw_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 			break;
 		}
 		q->held = NULL;
-		f[got].len = h->len;
+		if (h->caplen < h->len && !q->snapped++)
+			GNIO_LOG_WARN(COMP, "pcap:%s: record %llu is snapped (%u of %u bytes captured): snapped records "
+				      "are delivered with their captured bytes only", q->w->in,
+				      (unsigned long long)q->rec, h->caplen, h->len);
+		/* What the file holds is the frame gnio has: a snapped record is
+		 * delivered short, never counted as too_big for its lost tail. */
+		f[got].len = h->caplen;
 		f[got].ts_ns = ts;
 		f[got].buf_off = 0;
-		if (h->caplen == h->len && h->len <= f[got].cap)
+		if (h->caplen <= f[got].cap)
 			memcpy(f[got].data, d, h->caplen);
-		else if (h->len <= f[got].cap)
-			f[got].len = f[got].cap + 1; /* truncated in the file: cannot deliver */
 		got++;
 	}
 	return got;
@@ -261,7 +317,10 @@ static gnio_error_t pw_txq_open(void *wire, const struct gnio_wire_queue_cfg *cf
 	if (!q)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
 	q->dead = pcap_open_dead(DLT_EN10MB, 65535);
-	q->d = q->dead ? pcap_dump_open(q->dead, w->out) : NULL;
+	/* A restart of the queue (a rollback's trial restart, stop + start)
+	 * continues the file this wire began instead of truncating it. */
+	if (q->dead)
+		q->d = w->out_written ? pcap_dump_open_append(q->dead, w->out) : pcap_dump_open(q->dead, w->out);
 	if (!q->d) {
 		gnio_error_t e = gnio_fail(errno == EACCES ? GNIO_ERROR_NOT_PERMITTED : GNIO_ERROR_OPERATING_SYSTEM,
 					   COMP, "pcap: cannot write %s: %s", w->out,
@@ -273,6 +332,7 @@ static gnio_error_t pw_txq_open(void *wire, const struct gnio_wire_queue_cfg *cf
 	}
 	q->w = w;
 	w->has_tx = 1;
+	w->out_written = 1;
 	*out = q;
 	return GNIO_SUCCESS;
 }
