@@ -71,6 +71,11 @@ struct gnio_rx_proxy {
 	 * checked while *hold_users says a TX queue may send from the pool. */
 	uint32_t *hold;
 	const unsigned *hold_users;
+	/* Copy wires with holds: entries in [staged, refill_ok) have slots
+	 * already found refillable. They stay so (the kernel cannot send from a
+	 * slot it has released and not yet been given again), so each step
+	 * checks only slots it has not checked before. */
+	uint64_t refill_ok;
 	uint64_t *zc_held;              /* zero-copy: released buffers still sent in place */
 	uint32_t zc_held_head, zc_held_count;
 	uint8_t *scratch;               /* frames that find no ring entry */
