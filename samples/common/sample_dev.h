@@ -24,11 +24,14 @@
 #define SAMPLE_SCOPE_WARP GNIO_GPUNETIO_ETH_EXEC_SCOPE_WARP
 #define SAMPLE_SCOPE_BLOCK GNIO_GPUNETIO_ETH_EXEC_SCOPE_BLOCK
 
-/* Wait until the proxy has completed more sends than `seen` (a value of
- * gnio_gpu_dev_eth_txq_completed taken before the send that found the ring
- * full). Returns 0 when the kernel was told to stop meanwhile. */
-GNIO_DEV int sample_dev_tx_wait(const struct gnio_gpu_eth_txq *txq, const struct gnio_kernel_ctl *ctl, uint64_t seen)
+/* After a send or reserve returned AGAIN: wait until the proxy has completed
+ * more sends than that reservation saw (gnio_gpu_dev_eth_txq_completed_seen,
+ * in device memory), so the kernel crosses PCIe for the completion index only
+ * while it waits, never before each send. Returns 0 when the kernel was told
+ * to stop meanwhile. */
+GNIO_DEV int sample_dev_tx_wait(const struct gnio_gpu_eth_txq *txq, const struct gnio_kernel_ctl *ctl)
 {
+	const uint64_t seen = gnio_gpu_dev_eth_txq_completed_seen(txq);
 	unsigned naps = 0;
 	while (gnio_gpu_dev_eth_txq_completed(txq) == seen) {
 		if (gnio_gpu_dev_kernel_should_stop(ctl))

@@ -50,7 +50,6 @@ GNIO_DEV void l2fwd_forward(const struct l2fwd_args *a, const struct gnio_kernel
 	c->rx_bytes += len;
 	gnio_frame_swap_macs(pkt, len);
 	for (;;) {
-		const uint64_t seen = gnio_gpu_dev_eth_txq_completed(a->txq);
 		gnio_error_t err = gnio_gpu_dev_eth_txq_send_thread(a->txq, (uint64_t)(uintptr_t)pkt, mkey, len,
 								     GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, NULL);
 		if (err == GNIO_SUCCESS) {
@@ -63,7 +62,7 @@ GNIO_DEV void l2fwd_forward(const struct l2fwd_args *a, const struct gnio_kernel
 			return;
 		}
 		c->tx_again++;
-		if (!sample_dev_tx_wait(a->txq, ctl, seen)) {
+		if (!sample_dev_tx_wait(a->txq, ctl)) {
 			c->unsent++;
 			return;
 		}

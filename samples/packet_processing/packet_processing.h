@@ -93,7 +93,6 @@ GNIO_DEV void pp_send_in_place(const struct pp_args *a, const struct gnio_kernel
 {
 	const uint32_t mkey = gnio_gpu_dev_eth_rxq_get_pkt_mkey(a->rxq);
 	for (;;) {
-		const uint64_t seen = gnio_gpu_dev_eth_txq_completed(a->txq);
 		gnio_error_t err = gnio_gpu_dev_eth_txq_send_thread(a->txq, (uint64_t)(uintptr_t)f, mkey, len,
 								     GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, NULL);
 		if (err == GNIO_SUCCESS) {
@@ -106,7 +105,7 @@ GNIO_DEV void pp_send_in_place(const struct pp_args *a, const struct gnio_kernel
 			return;
 		}
 		c->tx_again++;
-		if (!sample_dev_tx_wait(a->txq, ctl, seen))
+		if (!sample_dev_tx_wait(a->txq, ctl))
 			return;
 	}
 }
@@ -117,7 +116,6 @@ GNIO_DEV int pp_reserve(const struct pp_args *a, const struct gnio_kernel_ctl *c
 			struct pp_counters *c)
 {
 	for (;;) {
-		const uint64_t seen = gnio_gpu_dev_eth_txq_completed(a->txq);
 		gnio_error_t err = gnio_gpu_dev_eth_txq_reserve(a->txq, 1, ticket);
 		if (err == GNIO_SUCCESS)
 			return 1;
@@ -127,7 +125,7 @@ GNIO_DEV int pp_reserve(const struct pp_args *a, const struct gnio_kernel_ctl *c
 			return 0;
 		}
 		c->tx_again++;
-		if (!sample_dev_tx_wait(a->txq, ctl, seen))
+		if (!sample_dev_tx_wait(a->txq, ctl))
 			return 0;
 	}
 }

@@ -120,7 +120,6 @@ GNIO_DEV int swt_send_frames_thread(const struct swt_args *a, const struct gnio_
 		gnio_gpu_dev_buf_get_mkey(buf, &mkey);
 		uint32_t len = swt_build_frame((uint8_t *)addr, &a->frame, k, j, when_ns);
 		for (;;) {
-			const uint64_t seen = gnio_gpu_dev_eth_txq_completed(a->txq);
 			gnio_error_t err = gnio_gpu_dev_eth_txq_wait_send_thread(
 				a->txq, ts, (uint64_t)addr, mkey, len,
 				j == 0 ? GNIO_GPUNETIO_ETH_SEND_FLAG_NOTIFY : GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, last);
@@ -134,7 +133,7 @@ GNIO_DEV int swt_send_frames_thread(const struct swt_args *a, const struct gnio_
 				return -1;
 			}
 			t->again++;
-			if (!sample_dev_tx_wait(a->txq, ctl, seen))
+			if (!sample_dev_tx_wait(a->txq, ctl))
 				return 0;
 		}
 	}

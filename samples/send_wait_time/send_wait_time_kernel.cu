@@ -51,7 +51,6 @@ __device__ int send_burst_group(const struct swt_args &a, struct gnio_kernel_ctl
 		len = swt_build_frame((uint8_t *)addr, &a.frame, k, lane, when);
 	}
 	for (;;) {
-		const uint64_t seen = gnio_gpu_dev_eth_txq_completed(a.txq);
 		gnio_gpu_dev_eth_ticket_t ticket = 0;
 		/* One group sends on the queue: exclusive, no atomics. */
 		gnio_error_t e = gnio_gpu_dev_eth_txq_wait_send<GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE,
@@ -67,7 +66,7 @@ __device__ int send_burst_group(const struct swt_args &a, struct gnio_kernel_ctl
 				t->frames += a.burst;
 			} else if (e == GNIO_ERROR_AGAIN) {
 				t->again++;
-				res = sample_dev_tx_wait(a.txq, ctl, seen) ? 2 : 0;
+				res = sample_dev_tx_wait(a.txq, ctl) ? 2 : 0;
 			} else {
 				t->errors++;
 				t->last_error = (uint64_t)e;

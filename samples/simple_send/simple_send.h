@@ -124,7 +124,6 @@ GNIO_DEV int ss_reserve(const struct ss_args *a, const struct gnio_kernel_ctl *c
 			struct ss_group_stats *t)
 {
 	for (;;) {
-		const uint64_t seen = gnio_gpu_dev_eth_txq_completed(a->txq);
 		gnio_error_t err = gnio_gpu_dev_eth_txq_reserve(a->txq, n, ticket);
 		if (err == GNIO_SUCCESS)
 			return 1;
@@ -134,7 +133,7 @@ GNIO_DEV int ss_reserve(const struct ss_args *a, const struct gnio_kernel_ctl *c
 			return -1;
 		}
 		t->again++;
-		if (!sample_dev_tx_wait(a->txq, ctl, seen))
+		if (!sample_dev_tx_wait(a->txq, ctl))
 			return 0;
 	}
 }

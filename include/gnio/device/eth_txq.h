@@ -38,6 +38,9 @@
 #include "../impl/ring.h"
 #include "eth_def.h"
 #include "time.h"
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
 
 /* ------------------------------------------------------- implementation -- */
 
@@ -84,6 +87,44 @@ GNIO_DEV gnio_error_t gnio_txq_send_thread_impl(const struct gnio_gpu_eth_txq *q
 	uint32_t buf;
 	uint64_t off, t;
 	gnio_error_t err = gnio_txq_locate(q, addr, mkey, size, &buf, &off);
+#if GNIO_ON_GPU
+	if (sharing != GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE) {
+		/* Threads of one warp that arrive together reserve together:
+		 * one CAS for all of them instead of one each. With a block's
+		 * threads all sending at thread scope, per-thread CASes on one
+		 * counter retried each other into a tenth of the warp-scope
+		 * rate. The group takes consecutive tickets in rank order; a
+		 * reservation that finds no room is AGAIN for every member. */
+		cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads();
+		/* Members on the same queue (and mode) reserve together; q is
+		 * 8-byte aligned, so the mode fits in its low bits. */
+		const uint32_t same = g.match_any((unsigned long long)(uintptr_t)q ^ (unsigned long long)sharing);
+		const uint32_t leader = __ffs(same) - 1u;
+		const uint32_t senders = g.ballot(err == GNIO_SUCCESS) & same;
+		const uint32_t n = __popc(senders);
+		/* A ring smaller than the group: each member on its own. */
+		if (g.any(n > q->size))
+			goto alone;
+		unsigned long long base = 0;
+		uint32_t rerr = GNIO_SUCCESS;
+		if (g.thread_rank() == leader && n) {
+			rerr = (uint32_t)gnio_txq_reserve_mode(q, n, &t, sharing);
+			base = t;
+		}
+		rerr = g.shfl(rerr, leader);
+		base = g.shfl(base, leader);
+		if (err != GNIO_SUCCESS)
+			return err;
+		if (rerr != GNIO_SUCCESS)
+			return (gnio_error_t)rerr;
+		t = base + __popc(senders & ((1u << g.thread_rank()) - 1u));
+		gnio_txq_post(q, t, buf, off, size, flags, send_at_ns);
+		if (out_ticket)
+			*out_ticket = t;
+		return GNIO_SUCCESS;
+	}
+alone:
+#endif
 	if (err == GNIO_SUCCESS)
 		err = gnio_txq_reserve_mode(q, 1, &t, sharing);
 	if (err != GNIO_SUCCESS)
@@ -317,6 +358,20 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_calculate_timestamp(const struct gnio
 /* Descriptors the proxy has completed (a free-running index): every ticket
  * below it has left the queue and its bytes may be reused. */
 GNIO_DEV uint64_t gnio_gpu_dev_eth_txq_completed(const struct gnio_gpu_eth_txq *txq) { return gnio_tx_ring_done(txq); }
+
+/* @since 0.2 dev_txq_completed_seen: Device-side completion index a full-ring reservation saw, from device memory */
+/* gnio: after a send or reserve returned AGAIN, the completion index that reservation read from the proxy, kept in
+ * device memory (no PCIe read). Completions must pass it before there is room,
+ * and they will: a full ring has sends in flight. So a kernel reads the
+ * host-side index only while it waits, never before each send:
+ *   while (send(...) == AGAIN) {
+ *       uint64_t seen = gnio_gpu_dev_eth_txq_completed_seen(txq);
+ *       while (gnio_gpu_dev_eth_txq_completed(txq) == seen) ...nap...
+ *   } */
+GNIO_DEV uint64_t gnio_gpu_dev_eth_txq_completed_seen(const struct gnio_gpu_eth_txq *txq)
+{
+	return gnio_tx_ring_seen_done(txq);
+}
 
 /* gnio: the ring's number of entries (the most sends in flight). */
 GNIO_DEV uint32_t gnio_gpu_dev_eth_txq_get_size(const struct gnio_gpu_eth_txq *txq) { return txq->size; }
