@@ -266,8 +266,10 @@ static inline int ds_up(struct ds_env *e, struct gnio_gpu *gpu, const char *name
 		return ds_fail(e, "GPU_CPU memory without a %s view", xg ? "CPU" : "device");
 	e->exit_gpu = (uint32_t *)xg;
 	e->exit_cpu = (uint32_t *)xc;
-	GNIO_GPUNETIO_VOLATILE(*e->exit_cpu) = DS_EXIT_RUN;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* out of a write-combining mapping, too */
+	/* A sequentially consistent store: on x86 it also drains a
+	 * write-combining mapping (and ThreadSanitizer can follow it, where it
+	 * cannot follow a fence). */
+	__atomic_store_n(e->exit_cpu, DS_EXIT_RUN, __ATOMIC_SEQ_CST);
 
 	DS_TRY(e, gnio_sw_peer_open(name, &e->peer));
 
@@ -522,8 +524,7 @@ static inline int ds_run(struct ds_env *e)
 /* Ask the kernel to leave (the sample's exit flag). */
 static inline void ds_stop(struct ds_env *e)
 {
-	GNIO_GPUNETIO_VOLATILE(*e->exit_cpu) = DS_EXIT_STOP;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(e->exit_cpu, DS_EXIT_STOP, __ATOMIC_SEQ_CST);
 }
 
 #define DS_EQ(e, a, b, what)                                                                                    \

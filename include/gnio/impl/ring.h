@@ -132,9 +132,9 @@ GNIO_HD void gnio_rx_ring_release(const struct gnio_gpu_eth_rxq *q)
 /* Consumer: look at up to n completions from idx on, issuing every load
  * before using any (one round trip for all of them). Stores the ready prefix
  * into the local copy and returns its length. The caller follows with
- * gnio_fence_acquire_sys() before it reads a payload. Loads: relaxed, paired
- * with RELEASE(rx.meta) in gnio_rx_ring_post(); the fence completes the
- * acquire. */
+ * gnio_fence_acquire_sys() before it reads a payload. Loads: relaxed on the
+ * GPU (acquire on the host: atomics.h), paired with RELEASE(rx.meta) in
+ * gnio_rx_ring_post(); the fence completes the acquire. */
 /* A GPU thread keeps about four loads of host memory in flight at once
  * (bench/pcie_probe: 4 loads cost one round trip, 16 cost three). */
 #define GNIO_RX_SCAN_MAX 4u
@@ -146,7 +146,7 @@ GNIO_HD uint32_t gnio_rx_ring_scan(const struct gnio_gpu_eth_rxq *q, uint64_t id
 	uint32_t ready = 0, stopped = 0;
 	GNIO_UNROLL
 	for (uint32_t k = 0; k < GNIO_RX_SCAN_MAX; k++)
-		m[k] = k < n ? gnio_load_relaxed_u64(&q->cqe[(idx + (uint64_t)k * stride) & q->mask].meta) : 0;
+		m[k] = k < n ? gnio_load_scan_u64(&q->cqe[(idx + (uint64_t)k * stride) & q->mask].meta) : 0;
 	GNIO_UNROLL
 	for (uint32_t k = 0; k < GNIO_RX_SCAN_MAX; k++) {
 		const uint64_t i = idx + (uint64_t)k * stride;
