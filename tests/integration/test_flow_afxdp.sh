@@ -57,6 +57,9 @@ case "$prog" in
 *) bad "expected gnio_xsk attached on its own, found '$prog'" ;;
 esac
 
+# The connect above left B's neighbour entry for A fresh: forget it, so the
+# ping starts with an ARP request that the arp rule must pass to the host.
+ip -n "$NSB" neigh flush dev "$VB"
 ip netns exec "$NSB" ping -c 5 -i 0.2 -W 2 $A >"$TMPD/ping.txt" 2>&1
 expect "icmp -> kernel: ping gets its 5 replies" "$(grep -o '[0-9]* received' "$TMPD/ping.txt" | cut -d' ' -f1)" 5
 ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 500 --proto udp >/dev/null || bad "gen udp"
