@@ -60,6 +60,8 @@ struct opts {
 	enum gnio_gpu_mem_type rx_mem;
 	int legs;
 	int yield; /* --poll yield */
+	int proxy_poll;        /* enum gnio_poll_mode of the wire's proxies */
+	uint64_t interval_us;  /* pause between round trips */
 	int pin;   /* CPU for the peer and both proxies; -1 none */
 	int json;
 	const char *app;
@@ -118,7 +120,8 @@ static void usage(FILE *f)
 		"                          [--recv-scope thread|warp|block] [--threads N]\n"
 		"                          [--rx-mem cpu_gpu|gpu] [--timeout-ms N] [--poll spin|yield]\n"
 		"                          [--pin CPU] [--legs] [--json] [--app echo|echo-copy]\n"
-		"                          [--send-scope thread|warp|block]\n"
+		"                          [--send-scope thread|warp|block] [--proxy-poll busy|adaptive]\n"
+		"                          [--interval-us N]\n"
 		"Ping-pong one frame at a time through the echo app over an sw wire;\n"
 		"prints round-trip percentiles in microseconds.\n"
 		"  --gpu       device (default: the best present, see gnio_gpu_pick_best)\n"
@@ -135,6 +138,9 @@ static void usage(FILE *f)
 		"  --legs      also split each trip at the TX proxy's wire stamp\n"
 		"  --app       echo (in place, default) or echo-copy (through the TX pool)\n"
 		"  --send-scope  the echo's send scope (default: the receive scope)\n"
+		"  --proxy-poll  the proxies' polling mode (default busy; adaptive: they\n"
+		"              sleep when idle and wake on traffic, gnio_dev_set_poll_mode)\n"
+		"  --interval-us pause between round trips (default 0; 1000: 1000 frames/s)\n"
 		"  --json      last stdout line: one JSON object with the results\n");
 }
 
@@ -169,6 +175,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"json", no_argument, NULL, 'j'},
 		{"app", required_argument, NULL, 'a'},
 		{"send-scope", required_argument, NULL, 'S'},
+		{"proxy-poll", required_argument, NULL, 'Q'},
+		{"interval-us", required_argument, NULL, 'I'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -185,6 +193,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->rx_mem = GNIO_GPU_MEM_TYPE_CPU_GPU;
 	o->pin = -1;
 	o->app = "echo";
+	o->proxy_poll = GNIO_POLL_BUSY;
 	while ((c = getopt_long(argc, argv, "", lo, &idx)) != -1) {
 		switch (c) {
 		case 'g':
@@ -241,6 +250,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'l':
 			o->legs = 1;
+			break;
+		case 'Q':
+			if (!strcmp(optarg, "busy"))
+				o->proxy_poll = GNIO_POLL_BUSY;
+			else if (!strcmp(optarg, "adaptive"))
+				o->proxy_poll = GNIO_POLL_ADAPTIVE;
+			else
+				goto bad;
+			break;
+		case 'I':
+			if (parse_u64(optarg, 0, 10000000, &o->interval_us))
+				goto bad;
 			break;
 		case 'j':
 			o->json = 1;
@@ -302,6 +323,7 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o, const char *bu
 	pc.tx_ring = RING_ENTRIES;
 	pc.user_mem = sizeof(struct gnio_app_stats);
 	pc.proxy_cpu = o->pin;
+	pc.poll_mode = o->proxy_poll;
 	TRY(gnio_pipeline_create(&pc, &p->pl));
 	TRY(gnio_pipeline_get_queue(p->pl, 0, &q));
 	TRY(gnio_sw_peer_open(name, &p->peer));
@@ -420,6 +442,10 @@ static int ping_pong(struct pipe *p, const struct opts *o, const struct gnio_gen
 		uint64_t rtt;
 		int64_t a, b;
 		uint32_t len = gnio_gen_build(gc, seq, tx, sizeof(tx));
+		if (o->interval_us) {
+			struct timespec ts = {(time_t)(o->interval_us / 1000000u), (long)(o->interval_us % 1000000u) * 1000};
+			nanosleep(&ts, NULL);
+		}
 		int r = round_trip(p, o, tx, len, seq, rx, t, &rtt, &a, &b);
 
 		if (r == RT_FATAL)
@@ -540,10 +566,12 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 			b99 = pct_i(s->from_tx, s->n, 99);
 		}
 	}
-	printf("latency: %s (%s, %s), %s app, recv scope %s, sw wire, %u B frames, rx pool %s, peer %s%s, %s\n",
+	printf("latency: %s (%s, %s), %s app, recv scope %s, sw wire, %u B frames, rx pool %s, peer %s%s, "
+	       "proxies %s, every %llu us, %s\n",
 	       dev, gnio_gpu_get_name(p->gpu), gnio_gpu_get_backend(p->gpu), o->app, scope_names[o->scope], o->size,
 	       o->rx_mem == GNIO_GPU_MEM_TYPE_GPU ? "gpu" : "cpu_gpu", o->yield ? "yields" : "spins",
-	       o->pin >= 0 ? ", pinned" : "", date);
+	       o->pin >= 0 ? ", pinned" : "", o->proxy_poll == GNIO_POLL_BUSY ? "busy" : "adaptive",
+	       (unsigned long long)o->interval_us, date);
 	printf("round trips: %llu measured after %llu warm-up; sent %llu, lost %llu (late %llu), corrupt %llu\n",
 	       (unsigned long long)s->n, (unsigned long long)o->warmup, (unsigned long long)t->sent,
 	       (unsigned long long)t->lost, (unsigned long long)t->late, (unsigned long long)t->corrupt);
@@ -570,6 +598,8 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 	       o->yield ? "yield" : "spin", o->pin, o->size, (unsigned long long)o->count, (unsigned long long)o->warmup, (unsigned long long)s->n,
 	       (unsigned long long)t->sent, (unsigned long long)t->lost, (unsigned long long)t->late,
 	       (unsigned long long)t->corrupt, r[0], r[1], r[2], r[3], r[4], r[5], mean, r[1] / 2, r[3] / 2);
+	printf(",\"proxy_poll\":\"%s\",\"interval_us\":%llu", o->proxy_poll == GNIO_POLL_BUSY ? "busy" : "adaptive",
+	       (unsigned long long)o->interval_us);
 	if (o->legs)
 		printf(",\"to_tx_p50_us\":%.3f,\"to_tx_p99_us\":%.3f,\"from_tx_p50_us\":%.3f,\"from_tx_p99_us\":%.3f",
 		       a50, a99, b50, b99);

@@ -73,6 +73,24 @@ gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_
 /* @since 0.1 wire_error: Faults that end a wire's traffic, with a one-line reason */
 gnio_error_t gnio_dev_get_wire_error(struct gnio_dev *dev, gnio_error_t *err, char *msg, size_t msg_len);
 
+/* How the host threads that move a wire's frames (its queues' proxies) wait
+ * when there is nothing to move:
+ *  - ADAPTIVE (default): spin a few thousand polls, then sleep in naps that
+ *    grow from 20 us to 2 ms (never past a timed frame's send time); a wire with something to wait on (a socket, the
+ *    sw FIFO) wakes its RX proxy as soon as a frame arrives, and a frame
+ *    arriving wakes the device's TX proxies. An idle queue costs well under
+ *    2 % of a core; under load nothing sleeps.
+ *  - BUSY: never sleep (an idle proxy only yields the core to runnable
+ *    threads): one core per proxy, lowest latency at any rate.
+ * Applies to queues started after the call. Errors: INVALID_VALUE. */
+enum gnio_poll_mode {
+	GNIO_POLL_ADAPTIVE = 0,
+	GNIO_POLL_BUSY = 1,
+};
+/* @since 0.2 dev_poll_mode: Proxy polling mode per device: adaptive (default) or busy */
+gnio_error_t gnio_dev_set_poll_mode(struct gnio_dev *dev, enum gnio_poll_mode mode);
+gnio_error_t gnio_dev_get_poll_mode(const struct gnio_dev *dev, enum gnio_poll_mode *mode);
+
 /* Last one-line reason recorded by a failed call on this thread, "" if none.
  * Gives the detail behind an error code, e.g. "interface veth9 not found". */
 /* @since 0.1 last_error_msg: One-line reason behind the last error */

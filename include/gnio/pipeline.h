@@ -78,6 +78,10 @@ struct gnio_pipeline_cfg {
 	int proxy_cpu;                  /* pin queue i's proxies to CPU proxy_cpu + i (-1: no pinning) */
 	gnio_pipeline_step_fn step_cb;  /* reports each step (NULL: none) */
 	void *step_user;
+	/* enum gnio_poll_mode (gnio/dev.h) of the proxies: GNIO_POLL_ADAPTIVE
+	 * (0, the default) or GNIO_POLL_BUSY; set on a dev the pipeline opens,
+	 * and on a given dev only when not the default. */
+	int poll_mode;
 };
 
 /* What a kernel of queue i needs, and the objects behind it. */

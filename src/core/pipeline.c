@@ -204,6 +204,9 @@ static gnio_error_t build(struct gnio_pipeline *pl)
 		STEP("open the wire", "environment", gnio_dev_open(pl->wire, &pl->dev));
 		pl->own_dev = 1;
 	}
+	if (pl->own_dev || c->poll_mode != GNIO_POLL_ADAPTIVE)
+		STEP("set the polling mode", "program",
+		     gnio_dev_set_poll_mode(pl->dev, (enum gnio_poll_mode)c->poll_mode));
 	if (c->gpu_ctx) {
 		pl->gpu = c->gpu_ctx;
 	} else {

@@ -95,6 +95,27 @@ gnio_error_t gnio_dev_get_wire_error(struct gnio_dev *dev, gnio_error_t *err, ch
 	return GNIO_SUCCESS;
 }
 
+gnio_error_t gnio_dev_set_poll_mode(struct gnio_dev *dev, enum gnio_poll_mode mode)
+{
+	gnio_api_enter();
+	if (!dev)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "set_poll_mode: NULL device");
+	if (mode != GNIO_POLL_ADAPTIVE && mode != GNIO_POLL_BUSY)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "set_poll_mode: unknown mode %d (adaptive or busy)",
+				 (int)mode);
+	__atomic_store_n(&dev->poll_mode, (int)mode, __ATOMIC_RELAXED);
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t gnio_dev_get_poll_mode(const struct gnio_dev *dev, enum gnio_poll_mode *mode)
+{
+	gnio_api_enter();
+	if (!dev || !mode)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "get_poll_mode: NULL argument");
+	*mode = (enum gnio_poll_mode)__atomic_load_n(&dev->poll_mode, __ATOMIC_RELAXED);
+	return GNIO_SUCCESS;
+}
+
 struct gnio_devinfo *gnio_dev_as_devinfo(struct gnio_dev *dev) { return (struct gnio_devinfo *)dev; }
 
 const char *gnio_devinfo_get_spec(const struct gnio_devinfo *info)

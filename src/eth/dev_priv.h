@@ -21,6 +21,13 @@ struct gnio_dev {
 	 * GNIO_SUCCESS while the wire is healthy. */
 	gnio_error_t wire_err;
 	char wire_err_msg[256];
+	/* enum gnio_poll_mode for queues started from now on */
+	int poll_mode;
+	/* Adaptive polling: TX proxies asleep on this device, and the word they
+	 * sleep on; an RX proxy that delivers frames bumps it and wakes them
+	 * (gnio_proxy_kick), since replies follow arrivals. */
+	uint32_t tx_sleepers;
+	uint32_t tx_kick;
 };
 
 /* A wire reports a fault that ends its traffic (a corrupt capture record, a

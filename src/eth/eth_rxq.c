@@ -257,6 +257,10 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		q->thread.step = gnio_rx_proxy_step;
 		q->thread.arg = p;
 		q->thread.cpu = q->proxy_cpu;
+		q->thread.poll_mode = __atomic_load_n(&q->dev->poll_mode, __ATOMIC_RELAXED);
+		q->thread.wait = gnio_rx_proxy_wait;
+		p->kick = &q->dev->tx_kick;
+		p->sleepers = &q->dev->tx_sleepers;
 		snprintf(q->thread.name, sizeof(q->thread.name), "gnio-rx%u", q->queue_id);
 		GNIO_CHECK_GOTO(gnio_proxy_thread_start(&q->thread), err, fail_ref);
 		GNIO_LOG_INFO("eth_rxq", "queue %u on %s started: %u entries, %s payloads%s", q->queue_id, q->dev->spec,

@@ -353,6 +353,10 @@ static gnio_error_t txq_start(struct gnio_ctx *ctx)
 		q->thread.step = gnio_tx_proxy_step;
 		q->thread.arg = p;
 		q->thread.cpu = q->proxy_cpu;
+		q->thread.poll_mode = __atomic_load_n(&q->dev->poll_mode, __ATOMIC_RELAXED);
+		q->thread.kick = &q->dev->tx_kick;
+		q->thread.due_ns = gnio_tx_proxy_due;
+		q->thread.sleepers = &q->dev->tx_sleepers;
 		snprintf(q->thread.name, sizeof(q->thread.name), "gnio-tx%u", q->queue_id);
 		GNIO_CHECK_GOTO(gnio_proxy_thread_start(&q->thread), err, fail_proxy);
 	} else {

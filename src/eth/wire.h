@@ -89,7 +89,15 @@ struct gnio_wire_ops {
 	 * the null wire) stop making frames, so the final drain ends. Frames
 	 * already on the wire are still handed over (and counted as stopped). */
 	void (*rx_quiesce)(void *q);
+
+	/* Optional, for adaptive polling: block until a frame may have arrived
+	 * or timeout_ns passed, whichever is first (a spurious early return is
+	 * fine). NULL: the proxy naps for the timeout instead. */
+	void (*rx_wait)(void *q, uint64_t timeout_ns);
 };
+
+/* rx_wait for socket wires: ppoll(fd, POLLIN) for up to timeout_ns. */
+void gnio_wire_wait_fd(int fd, uint64_t timeout_ns);
 
 /* Registry (src/eth/wire_registry.c). NULL if unknown or not built in. */
 const struct gnio_wire_ops *gnio_wire_find(const char *kind);

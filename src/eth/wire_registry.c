@@ -7,9 +7,11 @@
  * that list before the wire sees them, so a typo such as `mdoe=skb` is refused
  * with the valid names instead of being ignored. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/errmsg.h"
 #include "eth/wire.h"
 #include "eth/wire_opts.h"
@@ -193,4 +195,11 @@ int gnio_wire_opt_u32(const char *opts, const char *key, uint32_t lo, uint32_t h
 		return -1;
 	*out = (uint32_t)v;
 	return 1;
+}
+
+void gnio_wire_wait_fd(int fd, uint64_t timeout_ns)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	struct timespec ts = {(time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull)};
+	(void)ppoll(&pfd, 1, &ts, NULL);
 }

@@ -29,10 +29,25 @@ struct gnio_proxy_thread {
 	void *arg;
 	int cpu;                     /* -1: no pinning */
 	char name[16];
+	int poll_mode;               /* enum gnio_poll_mode */
+	/* Adaptive mode, when idle: wait(arg, ns) if set (an RX proxy waiting on
+	 * its wire), else sleep on *kick (a TX proxy, counted in *sleepers) if
+	 * set, else nap. */
+	void (*wait)(void *arg, uint64_t timeout_ns);
+	/* the time (gnio_gpu_dev_time_ns) work is due though none is ready now,
+	 * 0: none; an idle thread never sleeps past it (a TX proxy holding a
+	 * timed frame) */
+	uint64_t (*due_ns)(void *arg);
+	uint32_t *kick;
+	uint32_t *sleepers;
 };
 
 gnio_error_t gnio_proxy_thread_start(struct gnio_proxy_thread *t);
 void gnio_proxy_thread_stop(struct gnio_proxy_thread *t);
+
+/* An RX proxy delivered frames: wake the TX proxies sleeping on *kick (one
+ * load when none sleeps, so busy traffic pays no syscall). NULL: no-op. */
+void gnio_proxy_kick(uint32_t *kick, uint32_t *sleepers);
 
 #define GNIO_RX_STAGE_DEPTH 8
 
@@ -76,6 +91,8 @@ struct gnio_rx_proxy {
 	 * slot it has released and not yet been given again), so each step
 	 * checks only slots it has not checked before. */
 	uint64_t refill_ok;
+	/* Adaptive polling: TX proxies of the same device to wake on arrivals */
+	uint32_t *kick, *sleepers;
 	uint64_t *zc_held;              /* zero-copy: released buffers still sent in place */
 	uint32_t zc_held_head, zc_held_count;
 	uint8_t *scratch;               /* frames that find no ring entry */
@@ -107,6 +124,7 @@ struct gnio_tx_proxy {
 	uint32_t nbufs;
 	uint8_t *stage;                 /* burst * max_frame bytes, when a buffer is device memory */
 	uint64_t next;                  /* next descriptor to hand to the wire */
+	uint64_t due_ns;                /* send time of a timed frame waiting at next, 0: none */
 	uint64_t done;                  /* completions published */
 	struct gnio_wire_frame *frames;
 	uint64_t tx_packets, tx_bytes, tx_errors, timed;
@@ -115,6 +133,8 @@ struct gnio_tx_proxy {
 
 gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p);
 unsigned gnio_rx_proxy_step(void *arg);
+/* Adaptive polling: wait on the wire (or nap) for up to timeout_ns. */
+void gnio_rx_proxy_wait(void *arg, uint64_t timeout_ns);
 /* After the thread stopped: take what is left on the wire, counting it as
  * dropped(stopped), so the books balance. */
 void gnio_rx_proxy_drain(struct gnio_rx_proxy *p);
@@ -126,6 +146,8 @@ gnio_error_t gnio_rx_proxy_recv_host(struct gnio_rx_proxy *p, struct gnio_eth_pk
 
 gnio_error_t gnio_tx_proxy_init(struct gnio_tx_proxy *p);
 unsigned gnio_tx_proxy_step(void *arg);
+/* Adaptive polling: when the next frame is timed, its send time (else 0). */
+uint64_t gnio_tx_proxy_due(void *arg);
 /* After the thread stopped: let an asynchronous wire finish what it took,
  * then release the holds of frames that will never be sent. */
 void gnio_tx_proxy_drain(struct gnio_tx_proxy *p);

@@ -21,6 +21,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/ctx_priv.h"
 #include "core/errmsg.h"
 #include "gpu/gpu_priv.h"
@@ -151,6 +152,8 @@ static unsigned stage_reap(struct gnio_rx_proxy *p, int wait)
 		p->stage_head = (p->stage_head + 1) % GNIO_RX_STAGE_DEPTH;
 		p->stage_count--;
 	}
+	if (published)
+		gnio_proxy_kick(p->kick, p->sleepers);
 	return published;
 }
 
@@ -276,8 +279,22 @@ static unsigned rx_step_zc(struct gnio_rx_proxy *p)
 		gnio_rx_ring_publish(p->sh, p->prod);
 		STAT_ADD(p->rx_packets, kept);
 		STAT_ADD(p->rx_bytes, bytes);
+		gnio_proxy_kick(p->kick, p->sleepers);
 	}
 	return got;
+}
+
+void gnio_rx_proxy_wait(void *arg, uint64_t timeout_ns)
+{
+	struct gnio_rx_proxy *p = arg;
+	if (p->ops->rx_wait && !p->stage_count) {
+		p->ops->rx_wait(p->wq, timeout_ns);
+		return;
+	}
+	/* Staged copies in flight finish by themselves: look again soon. */
+	uint64_t ns = p->stage_count && timeout_ns > 20000u ? 20000u : timeout_ns;
+	struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+	nanosleep(&ts, NULL);
 }
 
 unsigned gnio_rx_proxy_step(void *arg)
@@ -403,6 +420,7 @@ unsigned gnio_rx_proxy_step(void *arg)
 		gnio_rx_ring_publish(p->sh, p->prod);
 		STAT_ADD(p->rx_packets, kept);
 		STAT_ADD(p->rx_bytes, bytes);
+		gnio_proxy_kick(p->kick, p->sleepers);
 	}
 	return got;
 }

@@ -101,6 +101,7 @@ unsigned gnio_tx_proxy_step(void *arg)
 
 	unsigned n = 0;
 	uint64_t idx = p->next, now = 0;
+	p->due_ns = 0;
 	while (n < p->burst) {
 		const struct gnio_tx_desc *d = gnio_tx_ring_ready(p->desc, p->mask, idx);
 		if (!d)
@@ -108,8 +109,10 @@ unsigned gnio_tx_proxy_step(void *arg)
 		if (d->flags & GNIO_TX_F_TIMED) {
 			if (!now)
 				now = gnio_gpu_dev_time_ns();
-			if (d->send_at_ns > now)
+			if (d->send_at_ns > now) {
+				p->due_ns = d->send_at_ns;
 				break; /* in order: later frames wait behind it */
+			}
 		}
 		if (!desc_valid(p, d)) {
 			if (n || p->done != p->next)
@@ -166,6 +169,12 @@ unsigned gnio_tx_proxy_step(void *arg)
 			complete(p, p->next);
 	}
 	return work + acc;
+}
+
+uint64_t gnio_tx_proxy_due(void *arg)
+{
+	const struct gnio_tx_proxy *p = arg;
+	return p->due_ns;
 }
 
 void gnio_tx_proxy_drain(struct gnio_tx_proxy *p)

@@ -111,7 +111,13 @@ bad_config 2 "output.json" "expected true or false, got 'maybe'" $'output:\n  js
 bad_config 2 "queues.ring" "expected a single value, got a list" $'queues:\n  ring: [1, 2]'
 bad_config 3 "wire.kind" "expected sw, null, afxdp, afpacket or pcap, got 'foo'" $'wire:\n  name: eth0\n  kind: foo'
 bad_config 3 "wire.queue" "only an afxdp wire names a queue" $'wire:\n  kind: sw\n  queue: 1\n  name: x'
-bad_config 1 "poll" "only busy exists today" $'poll: adaptive'
+printf 'version: 1\npoll: busy\n' > poll.yaml
+"$GNIO" run --config poll.yaml --check-config > poll1.yaml
+check "poll: the file's busy is kept" grep -qx 'poll: busy' poll1.yaml
+"$GNIO" run --config poll.yaml --poll adaptive --check-config > poll2.yaml
+check "poll: --poll adaptive overrides the file" grep -qx 'poll: adaptive' poll2.yaml
+"$GNIO" run --check-config > poll3.yaml
+check "poll: adaptive is the default" grep -qx 'poll: adaptive' poll3.yaml
 bad_config 1 "poll" "expected busy or adaptive, got 'lazy'" $'poll: lazy'
 bad_config 3 "flow" "flow rules are not supported by this gnio yet" \
 	$'version: 1\nflow:\n  - "udp dport 53 -> queue 1"'

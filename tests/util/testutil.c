@@ -50,6 +50,7 @@ gnio_error_t tpipe_up(struct tpipe *p, const struct tpipe_cfg *cfg)
 	pc.burst = cfg->burst;
 	pc.rx_mem = cfg->rx_mem;
 	pc.flow_control = cfg->flow_control;
+	pc.poll_mode = cfg->poll_mode;
 	pc.no_rx_pool = !cfg->register_rx_pool;
 	pc.tx = cfg->with_tx;
 	pc.tx_pool = cfg->with_tx;

@@ -7,7 +7,7 @@
 # Flags per verb. Keep in step with each verb's --help (tests/cli/test_completion.sh
 # checks that every flag --help lists is here).
 _gnio_flags_run='--duration --wire --gpu --app --size --proto --rate --count --queues --ring
-	--burst --batch --flow-control --mem --recv-scope --send-scope --threads --json --quiet --help
+	--burst --batch --flow-control --poll --mem --recv-scope --send-scope --threads --json --quiet --help
 	--config --check-config --metrics --metrics-hold --poll --flow --cpus --user'
 _gnio_flags_gen='--wire --count --proto --size --rate --queue --flows --first-seq --burst --json --help'
 _gnio_flags_sink='--wire --duration --count --idle --verify --proto --size --flows --first-seq
@@ -98,6 +98,7 @@ _gnio()
 				cands='udp dns tcp http icmp arp mix'
 			fi ;;
 		--flow-control) cands='on off auto' ;;
+		--poll) cands='adaptive busy' ;;
 		--mem) cands='cpu_gpu gpu' ;;
 		--recv-scope|--send-scope) cands='thread warp block' ;;
 		--peer) cands=$(_gnio_netdevs) ;;

@@ -41,9 +41,9 @@ struct run_origin {
 	const char *key; /* e.g. "queues.ring" */
 };
 
-/* Polling modes. Only busy polling exists today (proxies and kernels spin);
- * "adaptive" is a known word that is refused until it lands. */
-enum run_poll { RUN_POLL_BUSY };
+/* Polling modes of the proxies (gnio_dev_set_poll_mode): the values of enum
+ * gnio_poll_mode. */
+enum run_poll { RUN_POLL_ADAPTIVE = GNIO_POLL_ADAPTIVE, RUN_POLL_BUSY = GNIO_POLL_BUSY };
 
 struct run_opts {
 	double duration;

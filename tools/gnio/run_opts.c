@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"  --batch N         frames per kernel recv (default 1024; larger amortises the\n"
 		"                    PCIe round trips of each recv, see docs/PERFORMANCE.md)\n"
 		"  --flow-control on|off|auto  hold frames on the wire while the ring is full\n"
+		"  --poll adaptive|busy  proxies sleep when idle and wake on traffic (default),\n"
+		"                    or spin for ever (a core each, lowest latency)\n"
 		"                    (default auto: on for the generator at rate 0 and the null wire)\n"
 		"  --mem cpu_gpu|gpu RX payload placement (default cpu_gpu: pinned host memory)\n"
 		"  --recv-scope thread|warp|block  CUDA recv scope (default block)\n"
@@ -89,7 +91,7 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_RECV_SCOPE] = {"recv-scope", 1, "thread, warp or block", 0},
 	[RUN_OPT_SEND_SCOPE] = {"send-scope", 1, "thread, warp or block", 0},
 	[RUN_OPT_THREADS] = {"threads", 1, "CUDA threads per block", U32},
-	[RUN_OPT_POLL] = {NULL, 1, "busy or adaptive", 0},
+	[RUN_OPT_POLL] = {"poll", 1, "busy or adaptive", 0},
 	[RUN_OPT_FLOW] = {NULL, 1, "a list of flow rules", 0},
 	[RUN_OPT_METRICS] = {"metrics", 1, "ADDR:PORT, [IPV6]:PORT or PORT (loopback)", 0},
 	[RUN_OPT_METRICS_HOLD] = {"metrics-hold", 1, "a number of seconds >= 0", 0},
@@ -107,7 +109,7 @@ void run_opts_defaults(struct run_opts *o)
 		.duration = 10, .wire = "sw:demo", .app_name = "count", .size = 64, .proto = "udp",
 		.ring = 4096, .burst = 256, .batch = 1024, .flow_control = -1, .rx_mem = GNIO_GPU_MEM_TYPE_CPU_GPU,
 		.mem_name = "cpu_gpu", .recv_scope = GNIO_APP_SCOPE_BLOCK, .send_scope = -1, .threads = 256,
-		.queues = 1, .poll = RUN_POLL_BUSY,
+		.queues = 1, .poll = RUN_POLL_ADAPTIVE,
 	};
 }
 
@@ -290,16 +292,9 @@ int run_opt_set(struct run_opts *o, enum run_opt id, const char *val, const stru
 		*(id == RUN_OPT_RECV_SCOPE ? &o->recv_scope : &o->send_scope) = sc;
 		return 0;
 	case RUN_OPT_POLL:
-		if (!strcmp(val, "busy")) {
-			o->poll = RUN_POLL_BUSY;
+		if (!strcmp(val, "busy") || !strcmp(val, "adaptive")) {
+			o->poll = val[0] == 'b' ? RUN_POLL_BUSY : RUN_POLL_ADAPTIVE;
 			return 0;
-		}
-		if (!strcmp(val, "adaptive")) {
-			char where[320];
-			fprintf(stderr, "gnio run: %s: adaptive polling is not available in this gnio yet; "
-				"only busy exists today (proxies and kernels spin)\n",
-				run_opt_where(o, id, where, sizeof(where)));
-			return GNIO_EXIT_USAGE;
 		}
 		return bad_value(o, id, expect, val);
 	case RUN_OPT_JSON:
@@ -357,7 +352,7 @@ const char *run_opt_text(const struct run_opts *o, enum run_opt id, char *buf, s
 	case RUN_OPT_MEM: return o->mem_name;
 	case RUN_OPT_RECV_SCOPE: return scope_name(o->recv_scope);
 	case RUN_OPT_SEND_SCOPE: return o->send_scope < 0 ? NULL : scope_name(o->send_scope);
-	case RUN_OPT_POLL: return "busy";
+	case RUN_OPT_POLL: return o->poll == RUN_POLL_BUSY ? "busy" : "adaptive";
 	case RUN_OPT_METRICS: return o->metrics;
 	case RUN_OPT_JSON: return o->json ? "true" : "false";
 	case RUN_OPT_QUIET: return o->quiet ? "true" : "false";

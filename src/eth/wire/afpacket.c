@@ -351,6 +351,14 @@ static inline struct tpacket_block_desc *blk_at(struct afp_rxq *q, uint32_t i)
 	return (struct tpacket_block_desc *)(q->ring + (size_t)i * BLOCK_SIZE);
 }
 
+/* Adaptive polling: the socket is readable once a block retires (full, or
+ * after its tov). */
+static void afp_rx_wait(void *qv, uint64_t timeout_ns)
+{
+	struct afp_rxq *q = qv;
+	gnio_wire_wait_fd(q->fd, timeout_ns);
+}
+
 static unsigned afp_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 {
 	struct afp_rxq *q = qv;
@@ -454,6 +462,7 @@ const struct gnio_wire_ops gnio_wire_afpacket_ops = {
 	.txq_open = afp_txq_open,
 	.txq_close = afp_txq_close,
 	.rx_burst = afp_rx_burst,
+	.rx_wait = afp_rx_wait,
 	.tx_burst = afp_tx_burst,
 	.rxq_stats = afp_rxq_stats,
 };

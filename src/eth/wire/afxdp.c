@@ -996,6 +996,14 @@ static inline void fill_kick(struct xq *q)
 		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 }
 
+/* Adaptive polling: poll() on the socket wakes when the RX ring has frames
+ * (and, with need_wakeup, lets the driver refill from the fill ring). */
+static void afxdp_rx_wait(void *qv, uint64_t timeout_ns)
+{
+	struct xq *q = qv;
+	gnio_wire_wait_fd(q->fd, timeout_ns);
+}
+
 static unsigned afxdp_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 {
 	struct xq *q = qv;
@@ -1220,6 +1228,7 @@ const struct gnio_wire_ops gnio_wire_afxdp_ops = {
 	.txq_close = afxdp_txq_close,
 	.rx_burst = afxdp_rx_burst,
 	.rx_burst_zc = afxdp_rx_burst_zc,
+	.rx_wait = afxdp_rx_wait,
 	.rx_release_zc = afxdp_rx_release_zc,
 	.tx_burst = afxdp_tx_burst,
 	.tx_reap = afxdp_tx_reap,

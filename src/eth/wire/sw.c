@@ -23,11 +23,15 @@
  * proxy) and are written with relaxed atomic stores, read anywhere.
  * One thread at a time may send on a queue, and one may receive on it.
  */
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/errmsg.h"
 #include "eth/gen_priv.h"
@@ -68,6 +72,10 @@ struct sw_fifo {
 	GNIO_ALIGNED(GNIO_LINE) uint64_t cons;
 	uint64_t cons_bytes;
 	uint64_t prod_seen;
+	/* Adaptive polling: consumers asleep on this FIFO and the word they
+	 * sleep on, bumped by a publish that finds a sleeper (sw_rx_wait). */
+	GNIO_ALIGNED(GNIO_LINE) uint32_t waiters;
+	uint32_t wake;
 	/* Read-only after open. */
 	GNIO_ALIGNED(GNIO_LINE) struct sw_desc *desc;
 	uint8_t *data;
@@ -232,6 +240,13 @@ static inline int fifo_push(struct sw_fifo *f, const void *frame, uint32_t len, 
 static inline void fifo_publish(struct sw_fifo *f)
 {
 	gnio_store_release_u64(&f->prod, f->head);
+	/* SEQ_CST: pairs with the sleeper's increment of waiters before it
+	 * looks at prod (sw_rx_wait): either it sees these frames, or this load
+	 * sees it and wakes it. One load per burst when nobody sleeps. */
+	if (__atomic_load_n(&f->waiters, __ATOMIC_SEQ_CST)) {
+		__atomic_add_fetch(&f->wake, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &f->wake, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	}
 }
 
 /* Consumer: how many frames can be taken (up to want). */
@@ -611,6 +626,24 @@ static unsigned sw_rx_burst(void *qh, struct gnio_wire_frame *frames, unsigned n
 	return (unsigned)k;
 }
 
+/* Adaptive polling, RX proxy idle: sleep until the peer publishes a frame
+ * or timeout_ns. A generator makes frames on demand: nap instead. */
+static void sw_rx_wait(void *qh, uint64_t timeout_ns)
+{
+	struct sw_queue *q = qh;
+	struct sw_fifo *f = &q->rx;
+	struct timespec ts = {(time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull)};
+	if (__atomic_load_n(&q->gen, __ATOMIC_ACQUIRE)) {
+		nanosleep(&ts, NULL);
+		return;
+	}
+	__atomic_add_fetch(&f->waiters, 1, __ATOMIC_SEQ_CST);
+	uint32_t seen = __atomic_load_n(&f->wake, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&f->prod, __ATOMIC_SEQ_CST) == gnio_load_relaxed_u64(&f->cons))
+		syscall(SYS_futex, &f->wake, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+	__atomic_sub_fetch(&f->waiters, 1, __ATOMIC_SEQ_CST);
+}
+
 /* The queue is stopping and its proxy has stopped: retire the generator so
  * the final drain sees only frames that are really on the wire. */
 static void sw_rx_quiesce(void *qh)
@@ -672,6 +705,7 @@ const struct gnio_wire_ops gnio_wire_sw_ops = {
 	.rx_burst_zc = NULL,
 	.rx_release_zc = NULL,
 	.tx_burst = sw_tx_burst,
+	.rx_wait = sw_rx_wait,
 	.tx_reap = NULL,
 	.rxq_stats = sw_rxq_stats,
 	.rx_quiesce = sw_rx_quiesce,
