@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -46,9 +47,11 @@ void gnio_proxy_kick(uint32_t *kick, uint32_t *sleepers)
 	syscall(SYS_futex, kick, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* Idle in adaptive mode for up to ns. Returns the work a last look found
- * (a TX proxy looks once more after it says it sleeps, so a kick between
- * its look and its sleep is not lost). */
+/* Idle in adaptive mode for up to ns. Returns nonzero when the thread should
+ * spin again: a last look found work (a TX proxy looks once more after it
+ * says it sleeps, so a kick between its look and its sleep is not lost), or
+ * it was kicked (frames arrived: the replies come within microseconds, so
+ * it spins for them instead of sleeping again). */
 static unsigned idle_wait(struct gnio_proxy_thread *t, uint64_t ns)
 {
 	/* Work due soon (a timed frame): spin for its last DUE_SPIN_NS, sleep
@@ -75,6 +78,7 @@ static unsigned idle_wait(struct gnio_proxy_thread *t, uint64_t ns)
 	if (!work) {
 		struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
 		syscall(SYS_futex, t->kick, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+		work = __atomic_load_n(t->kick, __ATOMIC_SEQ_CST) != seen;
 	}
 	__atomic_sub_fetch(t->sleepers, 1, __ATOMIC_SEQ_CST);
 	return work;
@@ -85,6 +89,9 @@ static void *proxy_main(void *arg)
 	struct gnio_proxy_thread *t = arg;
 	unsigned idle = 0;
 	uint64_t nap_ns = NAP_MIN_NS;
+	/* Naps end on time (the default slack of 50 us would make a timed
+	 * frame's proxy late by up to that much). */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	if (t->cpu >= 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
