@@ -66,7 +66,8 @@ const char *gnio_devinfo_get_name(const struct gnio_devinfo *info);
 gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps);
 
 /* Has the wire failed? A fault that ends a wire's traffic while queues run
- * (a corrupt record in a replayed capture, ...) is reported here: *err is
+ * (a corrupt record in a replayed capture; an interface deleted or taken down:
+ * afxdp and afpacket look at their link on each call) is reported here: *err is
  * the first such error, GNIO_SUCCESS while the wire is healthy, and msg (if
  * given) gets its one-line reason, e.g. "pcap:x.pcap: record 7: truncated
  * dump file; ...". Poll it when a wire goes quiet. Errors: INVALID_VALUE. */

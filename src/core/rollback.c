@@ -10,6 +10,8 @@
 #include <time.h>
 #include "core/ctx_priv.h"
 #include "core/errmsg.h"
+#include "eth/eth_rxq_priv.h"
+#include "eth/eth_txq_priv.h"
 #include "gnio/buf_arr.h"
 #include "gnio/dev.h"
 #include "gnio/eth_rxq.h"
@@ -192,6 +194,12 @@ static struct gnio_ctx *item_ctx(const struct rb_item *it)
 	return it->kind == RB_RXQ ? gnio_eth_rxq_as_ctx(it->obj) : gnio_eth_txq_as_ctx(it->obj);
 }
 
+/* The wire of a queue item. */
+static struct gnio_dev *item_dev(const struct rb_item *it)
+{
+	return it->kind == RB_RXQ ? ((struct gnio_eth_rxq *)it->obj)->dev : ((struct gnio_eth_txq *)it->obj)->dev;
+}
+
 /* Report a step: callback, log, and (on failure) the per-thread reason. */
 static gnio_error_t report(struct gnio_rollback *rb, unsigned step, gnio_error_t err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -361,7 +369,8 @@ static gnio_error_t step4(struct gnio_rollback *rb)
  * each STOPPED one really starts again and stops again. */
 static gnio_error_t step5(struct gnio_rollback *rb)
 {
-	unsigned restarted = 0, never = 0;
+	unsigned restarted = 0, never = 0, wire_lost = 0;
+	char lost_why[256] = "";
 	for (unsigned i = 0; i < rb->n; i++) {
 		struct rb_item *it = &rb->items[i];
 		if (it->kind != RB_RXQ && it->kind != RB_TXQ)
@@ -378,6 +387,15 @@ static gnio_error_t step5(struct gnio_rollback *rb)
 				      it->idx, gnio_ctx_state_name(st));
 		char r[200];
 		gnio_error_t e = gnio_ctx_start(ctx);
+		gnio_error_t we = GNIO_SUCCESS;
+		if (e && gnio_dev_get_wire_error(item_dev(it), &we, lost_why, sizeof(lost_why)) == GNIO_SUCCESS &&
+		    we != GNIO_SUCCESS) {
+			/* Its wire failed (an interface deleted, ...): the queue is
+			 * stopped and its memory is back; it cannot start again,
+			 * and that is the wire's fault, reported as such. */
+			wire_lost++;
+			continue;
+		}
 		if (e) {
 			last_reason(r, sizeof(r), e);
 			return report(rb, 5, e, "%s %u: trial start after the rollback failed: %s", kind_name(it->kind),
@@ -395,6 +413,11 @@ static gnio_error_t step5(struct gnio_rollback *rb)
 				      kind_name(it->kind), it->idx, gnio_ctx_state_name(st));
 		restarted++;
 	}
+	if (wire_lost)
+		return report(rb, 5, GNIO_SUCCESS,
+			      "%u queue(s) stopped and restartable, %u never started, %u stopped on a failed wire (not "
+			      "restartable: %s)",
+			      restarted, never, wire_lost, lost_why);
 	if (!restarted && !never)
 		return report(rb, 5, GNIO_ERROR_SKIPPED, "no queues registered: nothing to re-verify");
 	if (never)

@@ -87,6 +87,17 @@ gnio_error_t gnio_dev_get_wire_error(struct gnio_dev *dev, gnio_error_t *err, ch
 {
 	if (!dev || !err)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "get_wire_error: NULL argument");
+	/* Interface wires look at their link now (two syscalls): a deleted or
+	 * downed interface shows here even though its queues just go quiet. */
+	pthread_mutex_lock(&dev->lock);
+	const int healthy = dev->wire_err == GNIO_SUCCESS;
+	pthread_mutex_unlock(&dev->lock);
+	if (dev->ops->check && healthy) {
+		char why[256];
+		gnio_error_t e = dev->ops->check(dev->wire, why, sizeof(why));
+		if (e != GNIO_SUCCESS)
+			gnio_dev_wire_failed(dev, e, "%s:%s", dev->kind, why);
+	}
 	pthread_mutex_lock(&dev->lock);
 	*err = dev->wire_err;
 	if (msg && msg_len)

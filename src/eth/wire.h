@@ -94,7 +94,16 @@ struct gnio_wire_ops {
 	 * or timeout_ns passed, whichever is first (a spurious early return is
 	 * fine). NULL: the proxy naps for the timeout instead. */
 	void (*rx_wait)(void *q, uint64_t timeout_ns);
+
+	/* Optional: is the wire still usable? SUCCESS, or the error that ends its
+	 * traffic with a one-line reason in msg (an interface deleted or down).
+	 * Called by gnio_dev_get_wire_error, never on the hot path. */
+	gnio_error_t (*check)(void *wire, char *msg, size_t msg_len);
 };
+
+/* check for interface wires: NOT_FOUND when ifname no longer names ifindex
+ * (deleted or renamed), NOT_CONNECTED when it is down; msg says which. */
+gnio_error_t gnio_wire_check_link(const char *ifname, int ifindex, char *msg, size_t msg_len);
 
 /* rx_wait for socket wires: ppoll(fd, POLLIN) for up to timeout_ns. */
 void gnio_wire_wait_fd(int fd, uint64_t timeout_ns);

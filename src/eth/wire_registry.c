@@ -7,6 +7,10 @@
  * that list before the wire sees them, so a typo such as `mdoe=skb` is refused
  * with the valid names instead of being ignored. */
 #include <errno.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,4 +206,25 @@ void gnio_wire_wait_fd(int fd, uint64_t timeout_ns)
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	struct timespec ts = {(time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull)};
 	(void)ppoll(&pfd, 1, &ts, NULL);
+}
+
+gnio_error_t gnio_wire_check_link(const char *ifname, int ifindex, char *msg, size_t msg_len)
+{
+	if ((int)if_nametoindex(ifname) != ifindex) {
+		snprintf(msg, msg_len, "interface %s is gone (deleted or renamed while gnio used it)", ifname);
+		return GNIO_ERROR_NOT_FOUND;
+	}
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return GNIO_SUCCESS; /* cannot tell: say nothing rather than guess */
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	int rc = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	close(fd);
+	if (rc == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		snprintf(msg, msg_len, "interface %s is down (ip link set %s up)", ifname, ifname);
+		return GNIO_ERROR_NOT_CONNECTED;
+	}
+	return GNIO_SUCCESS;
 }

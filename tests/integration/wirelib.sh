@@ -252,6 +252,36 @@ PYEOF
 	else
 		echo "skip - scapy not available to $PY"
 	fi
+
+	# 10. the interface taken down, then deleted, under a running gnio run:
+	#     the run ends within seconds with exit 3 (environment), the reason
+	#     on stderr and in the JSON, never running on to --duration
+	wire_lost "$W" down "is down"
+	ip -n "$NSA" link set "$VA" up
+	wire_lost "$W" del "is gone"
+	# the pair is gone with its end: make a new one for what follows
+	ip link add "$VA" type veth peer name "$VB" && ip link set "$VA" netns "$NSA" && ip link set "$VB" netns "$NSB" &&
+		ip -n "$NSA" link set "$VA" up && ip -n "$NSB" link set "$VB" up || die "recreating the veth pair"
+}
+
+# wire_lost WIRE down|del TEXT: run on WIRE:$VA, then take $VA down or delete
+# it; gnio run must stop on its own with exit 3 and TEXT in its reason.
+wire_lost() {
+	local W=$1 how=$2 text=$3
+	ip netns exec "$NSA" "$GNIO" run --wire "$W:$VA" --gpu cpu --duration 60 --json \
+		>"$TMPD/lost-$how.json" 2>"$TMPD/lost-$how.err" &
+	local RP=$! t0=$SECONDS rc
+	BGPIDS="$BGPIDS $RP"
+	run_ready "$TMPD/lost-$how.err" $RP || { bad "$W $how: gnio run did not start"; return; }
+	if [ "$how" = down ]; then ip -n "$NSA" link set "$VA" down; else ip -n "$NSA" link del "$VA"; fi
+	wait $RP
+	rc=$?
+	expect "$W interface $how mid-run: gnio run exits 3" "$rc" 3
+	[ $((SECONDS - t0)) -lt 30 ] && ok "$W interface $how: stopped in $((SECONDS - t0)) s, not at --duration 60" ||
+		bad "$W interface $how: ran on for $((SECONDS - t0)) s"
+	grep -q "the wire failed: .*$text" "$TMPD/lost-$how.err" && ok "$W interface $how: stderr says '$text'" ||
+		bad "$W interface $how: no reason on stderr: $(tail -2 "$TMPD/lost-$how.err")"
+	expect "$W interface $how: the JSON names it" "$(json "$TMPD/lost-$how.json" "'$text' in j['wire_error']")" True
 }
 
 finish() {

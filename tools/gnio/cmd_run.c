@@ -322,6 +322,8 @@ static int run(const struct run_opts *opts)
 			(unsigned long long)r.ks.packets, (unsigned long long)r.rx.rx_packets);
 	fflush(stdout); /* the summary is out before the hold */
 	run_metrics_stop(&s, 1);
+	if (lv.wire_failed)
+		return GNIO_EXIT_ENV;
 	return lv.kernel_failed || !r.balanced || !r.consumed ? GNIO_EXIT_FAIL : GNIO_EXIT_OK;
 }
 

@@ -176,6 +176,8 @@ struct run_live {
 	uint64_t pk_warm, by_warm;
 	uint64_t measured, measured_bytes;
 	int kernel_failed;
+	int wire_failed;        /* the wire reported a fault (gnio_dev_get_wire_error) */
+	char wire_error[256];   /* its one-line reason */
 	int stop_requested;
 };
 

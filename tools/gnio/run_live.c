@@ -171,6 +171,16 @@ void run_live_loop(struct run_state *s, struct run_live *lv)
 		}
 		if (t - last_t < 1.0)
 			continue;
+		/* Once a second: a deleted or downed interface, a broken capture. */
+		gnio_error_t werr = GNIO_SUCCESS;
+		char wmsg[256] = "";
+		if (gnio_dev_get_wire_error(gnio_pipeline_get_dev(s->pl), &werr, wmsg, sizeof(wmsg)) == GNIO_SUCCESS &&
+		    werr != GNIO_SUCCESS) {
+			fprintf(stderr, "gnio run: the wire failed: %s (%s); stopping\n", wmsg, gnio_error_get_name(werr));
+			lv->wire_failed = 1;
+			snprintf(lv->wire_error, sizeof(lv->wire_error), "%s", wmsg);
+			break;
+		}
 		if (lv->t_warm == 0) {
 			lv->t_warm = t;
 			lv->pk_warm = pk;

@@ -351,6 +351,12 @@ static inline struct tpacket_block_desc *blk_at(struct afp_rxq *q, uint32_t i)
 	return (struct tpacket_block_desc *)(q->ring + (size_t)i * BLOCK_SIZE);
 }
 
+static gnio_error_t afp_check(void *wv, char *msg, size_t msg_len)
+{
+	const struct afp_wire *w = wv;
+	return gnio_wire_check_link(w->ifname, w->ifindex, msg, msg_len);
+}
+
 /* Adaptive polling: the socket is readable once a block retires (full, or
  * after its tov). */
 static void afp_rx_wait(void *qv, uint64_t timeout_ns)
@@ -462,6 +468,7 @@ const struct gnio_wire_ops gnio_wire_afpacket_ops = {
 	.txq_open = afp_txq_open,
 	.txq_close = afp_txq_close,
 	.rx_burst = afp_rx_burst,
+	.check = afp_check,
 	.rx_wait = afp_rx_wait,
 	.tx_burst = afp_tx_burst,
 	.rxq_stats = afp_rxq_stats,

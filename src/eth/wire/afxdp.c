@@ -996,6 +996,12 @@ static inline void fill_kick(struct xq *q)
 		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 }
 
+static gnio_error_t afxdp_check(void *wv, char *msg, size_t msg_len)
+{
+	const struct afxdp_wire *w = wv;
+	return gnio_wire_check_link(w->ifname, w->ifindex, msg, msg_len);
+}
+
 /* Adaptive polling: poll() on the socket wakes when the RX ring has frames
  * (and, with need_wakeup, lets the driver refill from the fill ring). */
 static void afxdp_rx_wait(void *qv, uint64_t timeout_ns)
@@ -1228,6 +1234,7 @@ const struct gnio_wire_ops gnio_wire_afxdp_ops = {
 	.txq_close = afxdp_txq_close,
 	.rx_burst = afxdp_rx_burst,
 	.rx_burst_zc = afxdp_rx_burst_zc,
+	.check = afxdp_check,
 	.rx_wait = afxdp_rx_wait,
 	.rx_release_zc = afxdp_rx_release_zc,
 	.tx_burst = afxdp_tx_burst,
