@@ -4,10 +4,11 @@
 # every reply: MACs swapped, the rest of the frame byte for byte the frame
 # sent. Prints one JSON object: sent, replies, matched, bad, missing.
 import json
+import socket
 import sys
 import time
 
-from scapy.all import AsyncSniffer, Ether, IP, UDP, Raw, sendp
+from scapy.all import AsyncSniffer, Ether, IP, UDP, Raw, conf, sendp
 
 iface, count = sys.argv[1], int(sys.argv[2])
 peer_mac, gnio_mac = '02:00:00:00:00:01', '02:00:00:00:00:02'
@@ -18,7 +19,15 @@ for seq in range(count):
                   UDP(sport=40000, dport=7) / Raw(payload))
 sent = {bytes(f)[12:]: bytes(f) for f in frames}
 
-sniffer = AsyncSniffer(iface=iface, store=True, lfilter=lambda p: p.src == gnio_mac)
+# A big receive buffer: on a loaded machine this Python process may not run
+# for a while, and replies that arrive meanwhile must wait in the socket, not
+# be dropped by it (SO_RCVBUFFORCE needs root, which the test has).
+listen = conf.L2listen(iface=iface)
+try:
+    listen.ins.setsockopt(socket.SOL_SOCKET, 33, 1 << 23)  # SO_RCVBUFFORCE
+except OSError:
+    listen.ins.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 23)
+sniffer = AsyncSniffer(opened_socket=listen, store=True, lfilter=lambda p: p.src == gnio_mac)
 sniffer.start()
 time.sleep(0.5)  # the capture socket is open before the first frame leaves
 for i in range(0, count, 50):  # short bursts: no frame lost to a full ring
