@@ -12,6 +12,7 @@
 #define GNIO_SRC_ETH_WIRE_H
 
 #include <stdint.h>
+#include <time.h>
 #include "gnio/dev.h"
 #include "gnio/error.h"
 
@@ -104,6 +105,13 @@ struct gnio_wire_ops {
 /* check for interface wires: NOT_FOUND when ifname no longer names ifindex
  * (deleted or renamed), NOT_CONNECTED when it is down; msg says which. */
 gnio_error_t gnio_wire_check_link(const char *ifname, int ifindex, char *msg, size_t msg_len);
+
+/* A duration in nanoseconds as the timespec nanosleep, ppoll and futex take
+ * (the adaptive-polling waits). */
+static inline struct timespec gnio_timespec_ns(uint64_t ns)
+{
+	return (struct timespec){(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+}
 
 /* rx_wait for socket wires: ppoll(fd, POLLIN) for up to timeout_ns. */
 void gnio_wire_wait_fd(int fd, uint64_t timeout_ns);

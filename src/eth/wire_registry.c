@@ -204,7 +204,7 @@ int gnio_wire_opt_u32(const char *opts, const char *key, uint32_t lo, uint32_t h
 void gnio_wire_wait_fd(int fd, uint64_t timeout_ns)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	struct timespec ts = {(time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull)};
+	struct timespec ts = gnio_timespec_ns(timeout_ns);
 	(void)ppoll(&pfd, 1, &ts, NULL);
 }
 

@@ -33,7 +33,7 @@
 
 static void nap(uint64_t ns)
 {
-	struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+	struct timespec ts = gnio_timespec_ns(ns);
 	nanosleep(&ts, NULL);
 }
 
@@ -76,7 +76,7 @@ static unsigned idle_wait(struct gnio_proxy_thread *t, uint64_t ns)
 	uint32_t seen = __atomic_load_n(t->kick, __ATOMIC_SEQ_CST);
 	unsigned work = t->step(t->arg);
 	if (!work) {
-		struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+		struct timespec ts = gnio_timespec_ns(ns);
 		syscall(SYS_futex, t->kick, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
 		work = __atomic_load_n(t->kick, __ATOMIC_SEQ_CST) != seen;
 	}

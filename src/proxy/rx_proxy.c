@@ -293,7 +293,7 @@ void gnio_rx_proxy_wait(void *arg, uint64_t timeout_ns)
 	}
 	/* Staged copies in flight finish by themselves: look again soon. */
 	uint64_t ns = p->stage_count && timeout_ns > 20000u ? 20000u : timeout_ns;
-	struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+	struct timespec ts = gnio_timespec_ns(ns);
 	nanosleep(&ts, NULL);
 }
 

@@ -632,7 +632,7 @@ static void sw_rx_wait(void *qh, uint64_t timeout_ns)
 {
 	struct sw_queue *q = qh;
 	struct sw_fifo *f = &q->rx;
-	struct timespec ts = {(time_t)(timeout_ns / 1000000000ull), (long)(timeout_ns % 1000000000ull)};
+	struct timespec ts = gnio_timespec_ns(timeout_ns);
 	if (__atomic_load_n(&q->gen, __ATOMIC_ACQUIRE)) {
 		nanosleep(&ts, NULL);
 		return;
