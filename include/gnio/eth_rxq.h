@@ -47,10 +47,16 @@ enum gnio_drop_reason {
 	GNIO_DROP_DEVICE_ERROR,   /* could not be placed in device memory (copy failed) */
 	GNIO_DROP_NO_BUFFER,      /* the ring had room but the entry's buffer is still being
 				   * sent in place (held until its TX completion) */
+	/* Steering verdicts of a gnio_flow on the wire (gnio/flow.h): */
+	GNIO_DROP_FLOW_DROP,      /* a rule (or the default) said drop */
+	GNIO_DROP_FLOW_KERNEL,    /* a rule said kernel: left to the host stack (afpacket:
+				   * the host already has its copy) */
+	GNIO_DROP_NO_QUEUE,       /* a rule named a queue that never started on this wire,
+				   * or one past GNIO_STEER_MAX_QUEUES (64) */
 	GNIO_DROP_REASON_COUNT
 };
 /* "ring_full", "too_big", "runt", "wire_overflow", "stopped", "device_error",
- * "no_buffer". */
+ * "no_buffer", "flow_drop", "flow_kernel", "no_queue". */
 const char *gnio_drop_reason_name(enum gnio_drop_reason reason);
 
 struct gnio_eth_rxq_stats {
@@ -59,6 +65,13 @@ struct gnio_eth_rxq_stats {
 	uint64_t released;     /* released by the kernel (consumer index) */
 	uint64_t dropped[GNIO_DROP_REASON_COUNT];
 	uint64_t dropped_total;
+	/* Steering: frames this queue's proxy pushed to other queues, and
+	 * frames it took from other queues (counted in rx_packets or dropped
+	 * here). Per queue: what the wire queue delivered = rx_packets +
+	 * dropped_total + steered_out - steered_in; summed over the queues of
+	 * a wire the steered terms cancel once the queues have stopped. */
+	uint64_t steered_out;
+	uint64_t steered_in;
 };
 
 /* max_burst_size: frames the proxy moves per wire call, at most the largest

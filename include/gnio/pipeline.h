@@ -6,7 +6,8 @@
  * benchmarks and the samples all use it, so there is one set of defaults.
  *
  * What gnio_pipeline_create builds, in this order (each step is reported):
- *   wire (gnio_dev_open) -> device context (gnio_gpu_create) -> per queue:
+ *   wire (gnio_dev_open) -> steering rules (gnio_flow, when asked) ->
+ *   device context (gnio_gpu_create) -> per queue:
  *   RX pool (memory, buffer array, start) -> RX queue (create, setters, pool,
  *   datapath on the device, start, GPU handle) -> TX pool and TX queue when
  *   asked (the RX pool registered for in-place sends) -> the app's memory ->
@@ -40,6 +41,7 @@ struct gnio_eth_txq;
 struct gnio_gpu_eth_rxq;
 struct gnio_gpu_eth_txq;
 struct gnio_pipeline;
+struct gnio_flow;
 
 #define GNIO_PIPELINE_MAX_QUEUES 64
 
@@ -82,6 +84,15 @@ struct gnio_pipeline_cfg {
 	 * (0, the default) or GNIO_POLL_BUSY; set on a dev the pipeline opens,
 	 * and on a given dev only when not the default. */
 	int poll_mode;
+	/* Steering (gnio/flow.h, docs/flow.md): a gnio_flow on the wire, made
+	 * before the queues start, from a rules file and then rules text (one
+	 * rule per line); rss: its default action spreads frames over every RX
+	 * queue by the hash of their addresses and ports (a rules file that sets
+	 * a default of its own is refused). All NULL/0: no flow. Not with a
+	 * given dev that already has a flow. */
+	const char *flow_file;
+	const char *flow_rules;
+	int rss;
 };
 
 /* What a kernel of queue i needs, and the objects behind it. */
@@ -111,6 +122,10 @@ uint32_t gnio_pipeline_get_num_queues(const struct gnio_pipeline *pl);
 /* Errors: INVALID_VALUE (NULL, or no such queue). */
 gnio_error_t gnio_pipeline_get_queue(const struct gnio_pipeline *pl, uint32_t i, struct gnio_pipeline_queue *q);
 struct gnio_gpu *gnio_pipeline_get_gpu(const struct gnio_pipeline *pl);
+/* The flow the pipeline made from flow_file, flow_rules or rss (NULL: none);
+ * read its rules and hits with gnio_flow_get_rule_hits. */
+/* @since 0.2 pipeline_flow: Pipeline steering from a rules file, rules text or RSS over the queues */
+struct gnio_flow *gnio_pipeline_get_flow(const struct gnio_pipeline *pl);
 struct gnio_dev *gnio_pipeline_get_dev(const struct gnio_pipeline *pl);
 /* "cpu" when the device is the CPU device, with why the best device was
  * picked when cfg.gpu was NULL ("" otherwise). */

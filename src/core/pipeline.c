@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "core/errmsg.h"
+#include "eth/dev_priv.h"
 #include "gnio/gnio.h"
 #include "gnio/impl/hd.h"
 
@@ -30,6 +31,7 @@ struct gnio_pipeline {
 	int own_gpu; /* created here: destroyed by destroy */
 	struct gnio_dev *dev;
 	int own_dev; /* opened here: closed by destroy */
+	struct gnio_flow *flow; /* made here from flow_file/flow_rules/rss: destroyed by destroy */
 	struct gnio_rollback *rb;
 	uint32_t nq;
 	struct gnio_pipeline_queue q[GNIO_PIPELINE_MAX_QUEUES];
@@ -186,6 +188,42 @@ static gnio_error_t check_cfg(const struct gnio_pipeline_cfg *c)
 	return GNIO_SUCCESS;
 }
 
+static int pipeline_has_flow(const struct gnio_pipeline *pl)
+{
+	if (pl->flow)
+		return 1;
+	pthread_mutex_lock(&pl->dev->lock);
+	int has = pl->dev->flow != NULL;
+	pthread_mutex_unlock(&pl->dev->lock);
+	return has;
+}
+
+/* The pipeline's gnio_flow: the rules file, then the rules text, then with
+ * rss the default action spreading over every queue. */
+static gnio_error_t flow_up(struct gnio_pipeline *pl)
+{
+	const struct gnio_pipeline_cfg *c = &pl->cfg;
+	GNIO_CHECK(gnio_flow_create(pl->dev, &pl->flow));
+	if (c->flow_file)
+		GNIO_CHECK(gnio_flow_load_file(pl->flow, c->flow_file));
+	if (c->flow_rules)
+		GNIO_CHECK(gnio_flow_load_string(pl->flow, c->flow_rules, "flow rules"));
+	if (!c->rss)
+		return GNIO_SUCCESS;
+	struct gnio_flow_action a = {.type = GNIO_FLOW_ACTION_GNIO};
+	GNIO_CHECK(gnio_flow_get_default(pl->flow, &a));
+	if (a.type != GNIO_FLOW_ACTION_GNIO)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline",
+				 "rss sets the default action, and the rules already set one (a `default ->` line)");
+	if (c->queues > GNIO_FLOW_MAX_RSS_QUEUES)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "rss spreads over at most %d queues, %u asked",
+				 GNIO_FLOW_MAX_RSS_QUEUES, c->queues);
+	a = (struct gnio_flow_action){.type = GNIO_FLOW_ACTION_RSS, .num_queues = (uint16_t)c->queues};
+	for (uint32_t i = 0; i < c->queues; i++)
+		a.queues[i] = (uint16_t)i;
+	return gnio_flow_set_default(pl->flow, &a);
+}
+
 static gnio_error_t build(struct gnio_pipeline *pl)
 {
 	const struct gnio_pipeline_cfg *c = &pl->cfg;
@@ -207,6 +245,8 @@ static gnio_error_t build(struct gnio_pipeline *pl)
 	if (pl->own_dev || c->poll_mode != GNIO_POLL_ADAPTIVE)
 		STEP("set the polling mode", "program",
 		     gnio_dev_set_poll_mode(pl->dev, (enum gnio_poll_mode)c->poll_mode));
+	if (c->flow_file || c->flow_rules || c->rss)
+		STEP("load the steering rules", "program", flow_up(pl));
 	if (c->gpu_ctx) {
 		pl->gpu = c->gpu_ctx;
 	} else {
@@ -217,7 +257,8 @@ static gnio_error_t build(struct gnio_pipeline *pl)
 
 	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
 	STEP("read the wire's capabilities", "environment", gnio_devinfo_get_caps(gnio_dev_as_devinfo(pl->dev), &caps));
-	if (caps.num_rx_queues && c->queues > caps.num_rx_queues)
+	/* Steering may fan one wire queue out to more rings than the wire has. */
+	if (caps.num_rx_queues && c->queues > caps.num_rx_queues && !pipeline_has_flow(pl))
 		STEP("check the queue count", "environment",
 		     gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "the wire %s has %u RX queue(s), %u asked",
 			       pl->wire, caps.num_rx_queues, c->queues));
@@ -234,10 +275,18 @@ static gnio_error_t build(struct gnio_pipeline *pl)
 	uint32_t pool_elems = c->ring;
 	if (!strcmp(gnio_devinfo_get_wire(gnio_dev_as_devinfo(pl->dev)), "afxdp"))
 		pool_elems += AFXDP_POOL_EXTRA;
-	for (uint32_t i = 0; i < c->queues; i++) {
+	/* With steering, the last queue starts first: a queue's proxy may
+	 * steer frames to any other as soon as it runs (a pcap replays at
+	 * once), so the destinations are up before the sources (queue 0, the
+	 * one every wire feeds, starts last). */
+	const int steered = pipeline_has_flow(pl);
+	for (uint32_t n = 0; n < c->queues; n++) {
+		uint32_t i = steered ? c->queues - 1 - n : n;
 		GNIO_CHECK(queue_up(pl, i, slot, max_packet, pool_elems));
-		pl->nq = i + 1;
+		if (!steered)
+			pl->nq = i + 1;
 	}
+	pl->nq = c->queues;
 	return GNIO_SUCCESS;
 }
 
@@ -271,6 +320,9 @@ static void teardown(struct gnio_pipeline *pl)
 		}
 		memset(q, 0, sizeof(*q));
 	}
+	if (pl->flow)
+		gnio_flow_destroy(pl->flow);
+	pl->flow = NULL;
 	if (pl->dev && pl->own_dev)
 		gnio_dev_close(pl->dev);
 	if (pl->gpu && pl->own_gpu)
@@ -325,6 +377,7 @@ gnio_error_t gnio_pipeline_get_queue(const struct gnio_pipeline *pl, uint32_t i,
 
 struct gnio_gpu *gnio_pipeline_get_gpu(const struct gnio_pipeline *pl) { return pl ? pl->gpu : NULL; }
 struct gnio_dev *gnio_pipeline_get_dev(const struct gnio_pipeline *pl) { return pl ? pl->dev : NULL; }
+struct gnio_flow *gnio_pipeline_get_flow(const struct gnio_pipeline *pl) { return pl ? pl->flow : NULL; }
 const char *gnio_pipeline_get_device_reason(const struct gnio_pipeline *pl) { return pl ? pl->why : ""; }
 struct gnio_rollback *gnio_pipeline_get_rollback(const struct gnio_pipeline *pl) { return pl ? pl->rb : NULL; }
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include "gnio/dev.h"
 #include "eth/wire.h"
+#include "proxy/steer.h"
 
 struct gnio_dev {
 	const struct gnio_wire_ops *ops;
@@ -17,6 +18,10 @@ struct gnio_dev {
 	pthread_mutex_t lock;
 	unsigned num_queues; /* rxq + txq objects created on it */
 	struct gnio_flow *flow; /* its steering rules, if any (src/flow/flow.c) */
+	/* Inboxes of the RX queues that a flow's rules reach, by queue id
+	 * (src/proxy/steer.h), and how many GPU-datapath RX queues run. */
+	struct gnio_steer_slot steer[GNIO_STEER_MAX_QUEUES];
+	unsigned rx_started;
 	/* The first fault a wire reported (gnio_dev_wire_failed), under lock;
 	 * GNIO_SUCCESS while the wire is healthy. */
 	gnio_error_t wire_err;

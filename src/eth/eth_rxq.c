@@ -9,6 +9,7 @@
 #include "gpu/buf_arr_priv.h"
 #include "gpu/gpu_priv.h"
 #include "eth/eth_queue.h"
+#include "gnio/flow.h"
 
 
 static gnio_error_t rxq_start(struct gnio_ctx *ctx);
@@ -25,6 +26,9 @@ const char *gnio_drop_reason_name(enum gnio_drop_reason r)
 	case GNIO_DROP_STOPPED: return "stopped";
 	case GNIO_DROP_DEVICE_ERROR: return "device_error";
 	case GNIO_DROP_NO_BUFFER: return "no_buffer";
+	case GNIO_DROP_FLOW_DROP: return "flow_drop";
+	case GNIO_DROP_FLOW_KERNEL: return "flow_kernel";
+	case GNIO_DROP_NO_QUEUE: return "no_queue";
 	case GNIO_DROP_REASON_COUNT: break;
 	}
 	return "unknown";
@@ -159,25 +163,50 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 				 "device %s cannot stage RX payloads into GPU memory; use a CPU_GPU pool",
 				 gpu ? gpu->bus_id : "(none)");
 
+	/* A flow on the wire: this queue's proxy classifies every burst and
+	 * takes the frames other queues steer to it (proxy/steer.h). */
+	pthread_mutex_lock(&q->dev->lock);
+	struct gnio_flow *flow = gpu ? q->dev->flow : NULL;
+	pthread_mutex_unlock(&q->dev->lock);
+	if (flow && q->queue_id >= GNIO_STEER_MAX_QUEUES)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "eth_rxq",
+				 "queue %u: with a flow on %s, RX queue ids are 0..%d (the queues rules can reach)",
+				 q->queue_id, q->dev->spec, GNIO_STEER_MAX_QUEUES - 1);
+	if (flow && __atomic_load_n(&q->dev->steer[q->queue_id].box, __ATOMIC_ACQUIRE))
+		return gnio_fail(GNIO_ERROR_IN_USE, "eth_rxq", "queue %u on %s is already started by another RX queue",
+				 q->queue_id, q->dev->spec);
+
 	struct gnio_wire_queue_cfg cfg = {
 		.queue_id = q->queue_id,
 		.max_frame = q->max_packet,
 		.ring_size = q->num_packets,
 		.burst = q->max_burst < GNIO_PROXY_MAX_BURST ? q->max_burst : GNIO_PROXY_MAX_BURST,
 	};
-	if (pool) {
+	/* Steering copies frames between rings, so the wire does not place
+	 * them in the pool itself (afxdp: an internal UMEM). */
+	if (pool && !(flow && q->dev->ops->rx_burst_zc)) {
 		cfg.pool_cpu = pool->base_cpu;
 		cfg.pool_size = (uint64_t)pool->elem_size * pool->num_elem;
 		cfg.slot_size = pool->elem_size;
 		cfg.num_slots = pool->num_elem;
 	}
-	err = q->dev->ops->rxq_open(q->dev->wire, &cfg, &q->wq);
-	if (err != GNIO_SUCCESS)
-		return err;
+	/* With a flow, a queue id past the wire's own queues gets a ring that
+	 * only steering fills (one wire queue fanned out to several rings). */
+	int ring_only = 0;
+	if (flow) {
+		struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
+		ring_only = gnio_devinfo_get_caps(gnio_dev_as_devinfo(q->dev), &caps) == GNIO_SUCCESS &&
+			    caps.num_rx_queues && q->queue_id >= caps.num_rx_queues;
+	}
+	if (!ring_only) {
+		err = q->dev->ops->rxq_open(q->dev->wire, &cfg, &q->wq);
+		if (err != GNIO_SUCCESS)
+			return err;
+	}
 	/* Count only what overflows from now on: the wire may keep its queue's
 	 * counter across a stop and restart. */
 	q->wire_overflow_base = 0;
-	if (q->dev->ops->rxq_stats) {
+	if (q->wq && q->dev->ops->rxq_stats) {
 		struct gnio_wire_rxq_stats ws = {0};
 		q->dev->ops->rxq_stats(q->wq, &ws);
 		q->wire_overflow_base = ws.overflow;
@@ -226,6 +255,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	struct gnio_rx_proxy *p = &q->proxy;
 	p->ops = q->dev->ops;
 	p->wq = q->wq;
+	p->no_wire = ring_only;
 	p->gpu = gpu;
 	p->ctx = ctx;
 	p->sh = sh_cpu;
@@ -240,7 +270,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		if (p->cap > GNIO_RX_META_LEN_MAX)
 			p->cap = GNIO_RX_META_LEN_MAX; /* longer frames are counted as too_big */
 		p->pool_size = h.pool_size;
-		p->zero_copy = pool->base_cpu && q->dev->ops->rx_burst_zc && q->dev->ops->rx_release_zc;
+		p->zero_copy = !flow && pool->base_cpu && q->dev->ops->rx_burst_zc && q->dev->ops->rx_release_zc;
 		p->hold = pool->hold_cpu;
 		p->hold_users = &pool->inplace_tx_users;
 		if (pool->base_cpu) {
@@ -251,7 +281,16 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 								&q->stage_mirror, (void **)&p->pool_cpu), err, fail);
 			p->pool_dev = pool->base_gpu;
 		}
+		if (flow) {
+			GNIO_CHECK_GOTO(gnio_flow_reader_create(flow, q->queue_id, &p->flow_rd), err, fail);
+			p->steer = q->dev->steer;
+			p->queue_id = q->queue_id;
+		}
 		GNIO_CHECK_GOTO(gnio_rx_proxy_init(p), err, fail_proxy);
+		if (flow) {
+			GNIO_CHECK_GOTO(gnio_steer_open(&q->dev->steer[q->queue_id], p->cap), err, fail_proxy);
+			p->inbox = q->dev->steer[q->queue_id].box;
+		}
 		gnio_eth_queue_pin_pool(gpu, pool, 0, &q->pool_ref); /* the pool stays while the proxy writes it */
 		memset(&q->thread, 0, sizeof(q->thread));
 		q->thread.step = gnio_rx_proxy_step;
@@ -263,9 +302,12 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		p->sleepers = &q->dev->tx_sleepers;
 		snprintf(q->thread.name, sizeof(q->thread.name), "gnio-rx%u", q->queue_id);
 		GNIO_CHECK_GOTO(gnio_proxy_thread_start(&q->thread), err, fail_ref);
-		GNIO_LOG_INFO("eth_rxq", "queue %u on %s started: %u entries, %s payloads%s", q->queue_id, q->dev->spec,
+		pthread_mutex_lock(&q->dev->lock);
+		q->dev->rx_started++;
+		pthread_mutex_unlock(&q->dev->lock);
+		GNIO_LOG_INFO("eth_rxq", "queue %u on %s started: %u entries, %s payloads%s%s", q->queue_id, q->dev->spec,
 			      size, p->zero_copy ? "zero-copy" : (p->pool_dev ? "staged to GPU memory" : "copied"),
-			      q->flow_control ? ", flow control" : "");
+			      q->flow_control ? ", flow control" : "", flow ? ", steered by the wire's flow" : "");
 	} else {
 		GNIO_LOG_WARN("eth_rxq", "queue %u on %s started without a packet buffer: the kernel's first recv "
 			      "returns BAD_STATE", q->queue_id, q->dev->spec);
@@ -275,12 +317,31 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 fail_ref:
 	gnio_eth_queue_unpin_pool(gpu, &q->pool_ref, 0);
 fail_proxy:
+	if (q->proxy.inbox)
+		gnio_steer_close(&q->dev->steer[q->queue_id]);
 	gnio_rx_proxy_fini(&q->proxy);
 fail:
+	if (q->proxy.flow_rd)
+		gnio_flow_reader_destroy(q->proxy.flow_rd);
+	q->proxy.flow_rd = NULL;
 	free_ring(q, gpu);
-	q->dev->ops->rxq_close(q->wq);
+	if (q->wq)
+		q->dev->ops->rxq_close(q->wq);
 	q->wq = NULL;
 	return err;
+}
+
+/* Close the queue's inbox once its proxy has stopped: frames other queues
+ * steered to it and it never took are counted as stopped here; later ones
+ * are counted stopped by their senders. */
+static void steer_close(struct gnio_eth_rxq *q)
+{
+	if (!q->proxy.inbox)
+		return;
+	uint64_t left = gnio_steer_close(&q->dev->steer[q->queue_id]);
+	q->proxy.inbox = NULL;
+	STAT_ADD(q->proxy.steered_in, left);
+	STAT_ADD(q->proxy.dropped[GNIO_DROP_STOPPED], left);
 }
 
 static void fold_stats(struct gnio_eth_rxq *q, struct gnio_eth_rxq_stats *st)
@@ -288,6 +349,8 @@ static void fold_stats(struct gnio_eth_rxq *q, struct gnio_eth_rxq_stats *st)
 	struct gnio_rx_proxy *p = &q->proxy;
 	st->rx_packets += __atomic_load_n(&p->rx_packets, __ATOMIC_RELAXED);
 	st->rx_bytes += __atomic_load_n(&p->rx_bytes, __ATOMIC_RELAXED);
+	st->steered_out += __atomic_load_n(&p->steered_out, __ATOMIC_RELAXED);
+	st->steered_in += __atomic_load_n(&p->steered_in, __ATOMIC_RELAXED);
 	if (p->sh)
 		st->released += gnio_load_acquire_u64(&p->sh->cons);
 	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
@@ -307,22 +370,33 @@ static gnio_error_t rxq_stop(struct gnio_ctx *ctx)
 		gnio_proxy_thread_stop(&q->thread);
 		gnio_rx_proxy_drain(&q->proxy);
 	}
+	if (gpu && q->proxy.frames) {
+		steer_close(q);
+		pthread_mutex_lock(&q->dev->lock);
+		q->dev->rx_started--;
+		pthread_mutex_unlock(&q->dev->lock);
+	}
 	q->quiesced = 0;
 	/* Keep this run's counters before the wire queue and ring go away. */
 	struct gnio_eth_rxq_stats run = {0};
 	fold_stats(q, &run);
 	q->past.rx_packets += run.rx_packets;
 	q->past.rx_bytes += run.rx_bytes;
+	q->past.steered_out += run.steered_out;
+	q->past.steered_in += run.steered_in;
 	q->past.released += run.released;
 	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
 		q->past.dropped[i] += run.dropped[i];
 	if (gpu) {
+		if (q->proxy.flow_rd)
+			gnio_flow_reader_destroy(q->proxy.flow_rd);
 		gnio_rx_proxy_fini(&q->proxy);
 		gnio_eth_queue_unpin_pool(gpu, &q->pool_ref, 0);
 		free_ring(q, gpu);
 	}
 	memset(&q->proxy, 0, sizeof(q->proxy));
-	q->dev->ops->rxq_close(q->wq);
+	if (q->wq)
+		q->dev->ops->rxq_close(q->wq);
 	q->wq = NULL;
 	return GNIO_SUCCESS;
 }
@@ -338,6 +412,7 @@ gnio_error_t gnio_eth_rxq_quiesce(struct gnio_eth_rxq *q)
 		return GNIO_SUCCESS;
 	gnio_proxy_thread_stop(&q->thread);
 	gnio_rx_proxy_drain(&q->proxy);
+	steer_close(q);
 	q->quiesced = 1;
 	return GNIO_SUCCESS;
 }

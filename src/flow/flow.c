@@ -168,6 +168,15 @@ gnio_error_t gnio_flow_create(struct gnio_dev *dev, struct gnio_flow **flow)
 			free(f);
 			return gnio_fail(GNIO_ERROR_IN_USE, COMP, "wire %s already has a flow", dev->spec);
 		}
+		if (dev->rx_started) {
+			unsigned n = dev->rx_started;
+			pthread_mutex_unlock(&dev->lock);
+			pthread_mutex_destroy(&f->lock);
+			free(f);
+			return gnio_fail(GNIO_ERROR_BAD_STATE, COMP,
+					 "wire %s has %u started GPU RX queue(s); create the flow before starting them "
+					 "(their proxies take it up at start)", dev->spec, n);
+		}
 		dev->flow = f;
 		pthread_mutex_unlock(&dev->lock);
 #ifdef GNIO_HAVE_AFXDP

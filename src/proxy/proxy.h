@@ -13,9 +13,13 @@
 #include "gnio/eth_rxq.h"
 #include "gnio/eth_txq.h"
 #include "gnio/impl/ring.h"
+#include "proxy/steer.h"
 
 struct gnio_gpu;
 struct gnio_ctx;
+struct gnio_flow_reader;
+struct gnio_flow_frame;
+struct gnio_flow_result;
 
 /* Bump a counter the proxy thread alone writes; readers load it relaxed. */
 #define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
@@ -97,8 +101,23 @@ struct gnio_rx_proxy {
 	uint32_t zc_held_head, zc_held_count;
 	uint8_t *scratch;               /* frames that find no ring entry */
 	struct gnio_wire_frame *frames;
+	/* Steering (a gnio_flow on the wire; copy wires only): each burst is
+	 * classified; this queue keeps its own frames, drops or leaves to the
+	 * kernel what the rules say, and pushes the rest into the inbox of
+	 * their queue (steer.h). Its own inbox is pulled on every step. */
+	struct gnio_flow_reader *flow_rd;  /* NULL: no steering */
+	struct gnio_steer_slot *steer;     /* the dev's slots, by queue id */
+	struct gnio_steer_inbox *inbox;    /* this queue's; NULL: none */
+	uint16_t queue_id;
+	int no_wire;                       /* a ring only steering fills (queue id past the wire's) */
+	struct gnio_flow_frame *ff;        /* burst-sized scratch of the classify pass */
+	struct gnio_flow_result *fres;
+	uint16_t *fidx;                    /* frame index of each classified entry */
+	uint8_t *fkeep;                    /* per frame: 1 keep here, 0 counted already */
+	struct gnio_steer_frame *fout;
 	/* counters (single writer: the proxy thread) */
 	uint64_t rx_packets, rx_bytes;
+	uint64_t steered_in, steered_out; /* frames taken from the inbox / pushed to other queues */
 	uint64_t dropped[GNIO_DROP_REASON_COUNT];
 };
 

@@ -26,6 +26,7 @@
 #include "core/errmsg.h"
 #include "gpu/gpu_priv.h"
 #include "gnio/device/time.h"
+#include "gnio/flow.h"
 #include "proxy/proxy.h"
 
 #define ETH_HDR_LEN 14u
@@ -46,6 +47,15 @@ gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p)
 	} else {
 		p->scratch = malloc((size_t)p->burst * p->cap);
 		if (!p->scratch)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
+	}
+	if (p->flow_rd) {
+		p->ff = calloc(p->burst, sizeof(*p->ff));
+		p->fres = calloc(p->burst, sizeof(*p->fres));
+		p->fidx = calloc(p->burst, sizeof(*p->fidx));
+		p->fkeep = calloc(p->burst, sizeof(*p->fkeep));
+		p->fout = calloc(p->burst, sizeof(*p->fout));
+		if (!p->ff || !p->fres || !p->fidx || !p->fkeep || !p->fout)
 			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
 	}
 	if (p->pool_dev) {
@@ -70,6 +80,16 @@ void gnio_rx_proxy_fini(struct gnio_rx_proxy *p)
 	free(p->meta_pending);
 	free(p->zc_held);
 	free(p->scratch);
+	free(p->ff);
+	free(p->fres);
+	free(p->fidx);
+	free(p->fkeep);
+	free(p->fout);
+	p->ff = NULL;
+	p->fres = NULL;
+	p->fidx = NULL;
+	p->fkeep = NULL;
+	p->fout = NULL;
 	p->frames = NULL;
 	p->zc_off = NULL;
 	p->zc_held = NULL;
@@ -284,10 +304,120 @@ static unsigned rx_step_zc(struct gnio_rx_proxy *p)
 	return got;
 }
 
+/* Steering, first pass over a burst: classify the frames that passed the
+ * size checks, count drop/kernel verdicts, and push the frames of other
+ * queues into their inboxes, one push per destination. Marks in fkeep the
+ * frames this queue keeps; the placement loop skips the others. */
+static void steer_burst(struct gnio_rx_proxy *p, unsigned got)
+{
+	unsigned nc = 0;
+	for (unsigned i = 0; i < got; i++) {
+		struct gnio_wire_frame *f = &p->frames[i];
+		p->fkeep[i] = 1;
+		if (drop_reason(p, f->len) != GNIO_DROP_REASON_COUNT)
+			continue; /* counted by the placement loop */
+		p->ff[nc].data = f->data;
+		p->ff[nc].len = f->len;
+		p->fidx[nc++] = (uint16_t)i;
+	}
+	if (!nc)
+		return;
+	gnio_flow_classify(p->flow_rd, p->ff, nc, p->fres);
+	uint64_t out = 0, ts = 0;
+	for (unsigned j = 0; j < nc; j++) {
+		struct gnio_flow_result *r = &p->fres[j];
+		unsigned i = p->fidx[j];
+		if (r->action == GNIO_FLOW_ACTION_DROP || r->action == GNIO_FLOW_ACTION_KERNEL) {
+			STAT_ADD(p->dropped[r->action == GNIO_FLOW_ACTION_DROP ? GNIO_DROP_FLOW_DROP
+									: GNIO_DROP_FLOW_KERNEL], 1);
+			p->fkeep[i] = 0;
+			continue;
+		}
+		if (r->queue == p->queue_id || r->action == 0xff)
+			continue; /* ours (0xff: already pushed below) */
+		p->fkeep[i] = 0;
+		uint16_t dest = r->queue;
+		if (dest >= GNIO_STEER_MAX_QUEUES) {
+			STAT_ADD(p->dropped[GNIO_DROP_NO_QUEUE], 1);
+			continue;
+		}
+		/* Gather this destination's frames (in arrival order) for one push. */
+		unsigned m = 0;
+		for (unsigned j2 = j; j2 < nc; j2++) {
+			struct gnio_flow_result *r2 = &p->fres[j2];
+			if (r2->action == 0xff || r2->action == GNIO_FLOW_ACTION_DROP ||
+			    r2->action == GNIO_FLOW_ACTION_KERNEL || r2->queue != dest)
+				continue;
+			struct gnio_wire_frame *f = &p->frames[p->fidx[j2]];
+			if (!f->ts_ns && !ts)
+				ts = gnio_gpu_dev_time_ns();
+			p->fout[m].data = f->data;
+			p->fout[m].len = f->len;
+			p->fout[m].ts_ns = f->ts_ns ? f->ts_ns : ts;
+			m++;
+			p->fkeep[p->fidx[j2]] = 0;
+			if (j2 != j)
+				r2->action = 0xff;
+		}
+		int closed;
+		unsigned in = gnio_steer_push(&p->steer[dest], p->fout, m, &closed);
+		out += in;
+		if (in < m) {
+			struct gnio_steer_slot *sl = &p->steer[dest];
+			unsigned why = !closed ? GNIO_DROP_RING_FULL
+				       : __atomic_load_n(&sl->was_open, __ATOMIC_RELAXED) ? GNIO_DROP_STOPPED
+											: GNIO_DROP_NO_QUEUE;
+			STAT_ADD(p->dropped[why], m - in);
+		}
+	}
+	if (out)
+		STAT_ADD(p->steered_out, out);
+}
+
+/* Steering, the receiving side: move up to room published frames of this
+ * queue's inbox into the ring entries from idx on (copy wires). Returns the
+ * entries filled; adds to *bytes and *longest. */
+static uint32_t steer_pull(struct gnio_rx_proxy *p, uint64_t idx, uint32_t room, uint64_t *bytes, uint32_t *longest)
+{
+	uint64_t first;
+	unsigned n = gnio_steer_peek(p->inbox, room, &first);
+	uint32_t kept = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct gnio_steer_cell *c = gnio_steer_cell_at(p->inbox, first + i);
+		if (c->len > p->cap) {
+			STAT_ADD(p->dropped[GNIO_DROP_TOO_BIG], 1);
+			continue;
+		}
+		uint64_t at = idx + kept;
+		memcpy(slot(p, at), gnio_steer_data_at(p->inbox, first + i), c->len);
+		p->cqe[at & p->mask].ts_ns = c->ts_ns;
+		uint64_t meta = gnio_rx_meta_make(at, p->size_log2, (uint64_t)(at & p->mask) * p->slot_size, c->len, 0);
+		if (p->pool_dev)
+			p->meta_pending[at & p->mask] = meta;
+		else
+			gnio_rx_ring_post(&p->cqe[at & p->mask], meta);
+		*bytes += c->len;
+		if (c->len > *longest)
+			*longest = c->len;
+		kept++;
+	}
+	if (n) {
+		gnio_steer_take(p->inbox, n);
+		STAT_ADD(p->steered_in, n);
+	}
+	return kept;
+}
+
+/* An idle proxy with an inbox naps at most this long: frames pushed by other
+ * proxies do not wake its wait on the wire. */
+#define STEER_MAX_WAIT_NS 1000000u
+
 void gnio_rx_proxy_wait(void *arg, uint64_t timeout_ns)
 {
 	struct gnio_rx_proxy *p = arg;
-	if (p->ops->rx_wait && !p->stage_count) {
+	if (p->inbox && timeout_ns > STEER_MAX_WAIT_NS)
+		timeout_ns = STEER_MAX_WAIT_NS;
+	if (p->ops->rx_wait && !p->stage_count && !p->no_wire) {
 		p->ops->rx_wait(p->wq, timeout_ns);
 		return;
 	}
@@ -345,8 +475,8 @@ unsigned gnio_rx_proxy_step(void *arg)
 		f->len = 0;
 		f->ts_ns = 0;
 	}
-	unsigned got = p->ops->rx_burst(p->wq, p->frames, want);
-	if (!got)
+	unsigned got = p->no_wire ? 0 : p->ops->rx_burst(p->wq, p->frames, want);
+	if (!got && !p->inbox)
 		return reaped;
 	if (got > free_entries) {
 		/* The consumer may have released entries while the wire filled
@@ -367,10 +497,14 @@ unsigned gnio_rx_proxy_step(void *arg)
 		}
 	}
 
+	if (p->flow_rd && got)
+		steer_burst(p, got);
 	uint64_t ts = 0, bytes = 0;
 	uint32_t kept = 0, longest = 0;
 	for (unsigned i = 0; i < got; i++) {
 		struct gnio_wire_frame *f = &p->frames[i];
+		if (p->flow_rd && !p->fkeep[i])
+			continue; /* steered elsewhere, or counted by steer_burst */
 		unsigned why = drop_reason(p, f->len);
 		if (why == GNIO_DROP_REASON_COUNT && kept >= free_entries)
 			why = kept < free_entries + held ? GNIO_DROP_NO_BUFFER : GNIO_DROP_RING_FULL;
@@ -397,6 +531,11 @@ unsigned gnio_rx_proxy_step(void *arg)
 		bytes += f->len;
 		kept++;
 	}
+	uint32_t pulled = 0;
+	if (p->inbox && kept < free_entries) {
+		pulled = steer_pull(p, p->staged + kept, free_entries - kept, &bytes, &longest);
+		kept += pulled;
+	}
 	if (kept && p->pool_dev) {
 		struct gnio_rx_stage *st = &p->stage[(p->stage_head + p->stage_count) % GNIO_RX_STAGE_DEPTH];
 		if (stage_issue(p, p->staged, kept, longest, &st->fence) != GNIO_SUCCESS) {
@@ -412,7 +551,7 @@ unsigned gnio_rx_proxy_step(void *arg)
 		st->bytes = bytes;
 		p->stage_count++;
 		stage_reap(p, 0);
-		return got;
+		return got + pulled;
 	}
 	if (kept) {
 		p->prod += kept;
@@ -422,13 +561,15 @@ unsigned gnio_rx_proxy_step(void *arg)
 		STAT_ADD(p->rx_bytes, bytes);
 		gnio_proxy_kick(p->kick, p->sleepers);
 	}
-	return got;
+	return got + pulled;
 }
 
 void gnio_rx_proxy_drain(struct gnio_rx_proxy *p)
 {
 	if (p->pool_dev)
 		stage_reap(p, 1); /* publish what is already in flight */
+	if (p->no_wire)
+		return;
 	if (p->ops->rx_quiesce)
 		p->ops->rx_quiesce(p->wq);
 	/* Bounded: a live wire may never run dry. */

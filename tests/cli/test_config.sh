@@ -119,8 +119,18 @@ check "poll: --poll adaptive overrides the file" grep -qx 'poll: adaptive' poll2
 "$GNIO" run --check-config > poll3.yaml
 check "poll: adaptive is the default" grep -qx 'poll: adaptive' poll3.yaml
 bad_config 1 "poll" "expected busy or adaptive, got 'lazy'" $'poll: lazy'
-bad_config 3 "flow" "flow rules are not supported by this gnio yet" \
-	$'version: 1\nflow:\n  - "udp dport 53 -> queue 1"'
+bad_config 3 "flow[1]" "match.dport: range 90-80 is reversed" \
+	$'version: 1\nflow:\n  - "udp dport 53 -> queue 1"\n  - "udp dport 90-80 -> drop"'
+bad_config 2 "queues.rss" "spreading needs --queues 2 or more" $'queues:\n  rss: true'
+# Rules in the file steer the run: every frame of the generator is UDP to
+# port 9000, so the first rule takes them all to queue 1.
+printf 'version: 1\nqueues:\n  count: 2\nflow:\n  - "udp dport 9000 -> queue 1"\n  - "default -> drop"\n' > flow.yaml
+"$GNIO" run --config flow.yaml --gpu cpu --duration 1 --rate 20000 --quiet --json > flow.json 2> e; rc=$?
+check "flow: rules from the file run (exit $rc: $(head -c 200 e))" [ $rc -eq 0 ]
+check "flow: the rule took every frame to queue 1, balanced" \
+	[ "$(jq_py flow.json 'd["rules"][0]["hits"] == d["offered"] == d["per_queue"][1]["rx_packets"] > 0 and d["balanced"]')" = True ]
+"$GNIO" run --config flow.yaml --check-config > flow2.yaml
+check "flow: --check-config writes the rules back" grep -qF -- '"udp dport 9000 -> queue 1"' flow2.yaml
 bad_config 2 "metrics.hold" "a hold needs an endpoint" $'metrics:\n  hold: 3'
 # YAML syntax: libyaml's line and column, and the key the parser was in.
 bad_config 3:9 "in queues.ring: not valid YAML" "mapping values are not allowed" $'queues:\n  ring: 4\n   burst: 3'

@@ -73,6 +73,9 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	pc.tx_in_place = o->app->tx_in_place;
 	pc.tx_pool = o->app->needs_tx_pool;
 	pc.user_mem = sizeof(struct gnio_app_stats);
+	pc.flow_file = o->flow_file;
+	pc.flow_rules = o->flow_text;
+	pc.rss = o->rss;
 	pc.step_cb = up_step;
 	pc.step_user = &rec;
 	gnio_error_t err = gnio_pipeline_create(&pc, &s->pl);
@@ -220,6 +223,10 @@ static void collect(struct run_state *s, struct run_result *r)
 	memset(&r->rx, 0, sizeof(r->rx));
 	memset(&r->tx, 0, sizeof(r->tx));
 	run_read_counters(s, &r->fin);
+	struct gnio_flow *flow = gnio_pipeline_get_flow(s->pl);
+	r->has_flow = flow != NULL;
+	if (flow)
+		flowreport_take(&r->flow, flow);
 	for (unsigned i = 0; i < s->nq; i++) {
 		const struct gnio_eth_rxq_stats *q = &r->fin.rx[i];
 		r->rx.rx_packets += q->rx_packets;
@@ -228,6 +235,8 @@ static void collect(struct run_state *s, struct run_result *r)
 		for (int k = 0; k < GNIO_DROP_REASON_COUNT; k++)
 			r->rx.dropped[k] += q->dropped[k];
 		r->rx.dropped_total += q->dropped_total;
+		r->rx.steered_out += q->steered_out;
+		r->rx.steered_in += q->steered_in;
 		if (r->fin.has_tx[i]) {
 			r->tx.tx_packets += r->fin.tx[i].tx_packets;
 			r->tx.tx_errors += r->fin.tx[i].tx_errors;

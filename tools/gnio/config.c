@@ -39,6 +39,7 @@ static const struct cfg_key keys[] = {
 	{"queues.burst", KEY_OPT, RUN_OPT_BURST},
 	{"queues.batch", KEY_OPT, RUN_OPT_BATCH},
 	{"queues.flow_control", KEY_OPT, RUN_OPT_FLOW_CONTROL},
+	{"queues.rss", KEY_OPT, RUN_OPT_RSS},
 	{"memory", KEY_SECTION, 0},
 	{"memory.rx", KEY_OPT, RUN_OPT_MEM},
 	{"app", KEY_SECTION, 0},
@@ -54,6 +55,7 @@ static const struct cfg_key keys[] = {
 	{"limits.count", KEY_OPT, RUN_OPT_COUNT},
 	{"limits.rate", KEY_OPT, RUN_OPT_RATE},
 	{"poll", KEY_OPT, RUN_OPT_POLL},
+	{"flow_file", KEY_OPT, RUN_OPT_FLOW_FILE},
 	{"flow", KEY_FLOW, RUN_OPT_FLOW},
 	{"metrics", KEY_SECTION, 0},
 	{"metrics.listen", KEY_OPT, RUN_OPT_METRICS},
@@ -456,7 +458,7 @@ static void mapping_end(struct writer *w)
 
 static int boolean_opt(enum run_opt id)
 {
-	return id == RUN_OPT_JSON || id == RUN_OPT_QUIET || id == RUN_OPT_FLOW_CONTROL;
+	return id == RUN_OPT_JSON || id == RUN_OPT_QUIET || id == RUN_OPT_FLOW_CONTROL || id == RUN_OPT_RSS;
 }
 
 static void write_key(struct writer *w, const struct cfg_key *k, const struct run_opts *o)

@@ -19,6 +19,7 @@
 #include "gnio/gnio.h"
 #include "gnio/impl/atomics.h"
 #include "metrics.h"
+#include "flowreport.h"
 
 #define RUN_MAX_QUEUES 16
 #define RUN_MAX_FLOW_RULES 256
@@ -29,8 +30,8 @@ enum run_opt {
 	RUN_OPT_DURATION, RUN_OPT_WIRE, RUN_OPT_GPU, RUN_OPT_APP, RUN_OPT_SIZE, RUN_OPT_PROTO,
 	RUN_OPT_RATE, RUN_OPT_COUNT, RUN_OPT_QUEUES, RUN_OPT_RING, RUN_OPT_BURST, RUN_OPT_BATCH,
 	RUN_OPT_FLOW_CONTROL, RUN_OPT_MEM, RUN_OPT_RECV_SCOPE, RUN_OPT_SEND_SCOPE, RUN_OPT_THREADS,
-	RUN_OPT_POLL, RUN_OPT_FLOW, RUN_OPT_METRICS, RUN_OPT_METRICS_HOLD, RUN_OPT_JSON, RUN_OPT_QUIET,
-	RUN_OPT_COUNT_
+	RUN_OPT_POLL, RUN_OPT_FLOW, RUN_OPT_FLOW_FILE, RUN_OPT_RSS, RUN_OPT_METRICS, RUN_OPT_METRICS_HOLD,
+	RUN_OPT_JSON, RUN_OPT_QUIET, RUN_OPT_COUNT_
 };
 
 /* Where an option's value came from, so that an error names it: the flag
@@ -72,6 +73,9 @@ struct run_opts {
 	double metrics_hold;     /* seconds to keep serving the final counters */
 	const char *flow[RUN_MAX_FLOW_RULES]; /* the config's flow rules, as text */
 	unsigned nflow;
+	const char *flow_file;   /* --flow FILE: a rules file (docs/flow.md) */
+	int rss;                 /* --rss: the default action spreads over the queues */
+	char *flow_text;         /* the config's rules joined by newlines (run_opts_free) */
 	const char *config;      /* --config FILE */
 	int check_config;        /* --check-config: print the effective config, run nothing */
 	struct run_origin origin[RUN_OPT_COUNT_];
@@ -192,6 +196,8 @@ struct run_result {
 	int offered_from_generator;
 	uint64_t peer_received;
 	int balanced, consumed;
+	int has_flow;                                 /* --flow, config flow: or --rss */
+	struct flowreport flow;                       /* its rules and hits at the end */
 };
 
 extern volatile sig_atomic_t run_stop_requested;

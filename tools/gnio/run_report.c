@@ -55,6 +55,13 @@ void run_report_text(const struct run_state *s, const struct run_live *lv, const
 			printf("    queue %-2u      kernel %llu, rx %llu, dropped %llu\n", i,
 			       (unsigned long long)r->qks[i].packets, (unsigned long long)r->fin.rx[i].rx_packets,
 			       (unsigned long long)r->fin.rx[i].dropped_total);
+	if (r->has_flow) {
+		printf("  steering        %llu frames moved between queues by the rules\n",
+		       (unsigned long long)r->rx.steered_out);
+		for (uint32_t i = 0; i < r->flow.nrules; i++)
+			printf("    %12llu  %s\n", (unsigned long long)r->flow.rules[i].hits, r->flow.rules[i].text);
+		printf("    %12llu  %s\n", (unsigned long long)r->flow.dflt.hits, r->flow.dflt.text);
+	}
 	if (!strcmp(o->app->name, "classify")) {
 		printf("  protocols      ");
 		for (int i = 0; i < GNIO_PROTO_COUNT; i++)
@@ -134,9 +141,17 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 		json_u64(&j, "rx_packets", r->fin.rx[i].rx_packets);
 		json_u64(&j, "kernel_packets", r->qks[i].packets);
 		json_u64(&j, "dropped_total", r->fin.rx[i].dropped_total);
+		if (r->has_flow) {
+			json_u64(&j, "steered_out", r->fin.rx[i].steered_out);
+			json_u64(&j, "steered_in", r->fin.rx[i].steered_in);
+		}
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	if (r->has_flow) {
+		json_u64(&j, "steered", r->rx.steered_out);
+		flowreport_json_of(&j, &r->flow);
+	}
 	json_obj_end(&j);
 	json_finish(&j);
 }
