@@ -31,7 +31,11 @@ need_env() {
 	ip netns add "$NSA" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns add "$NSB" || skip "cannot create network namespaces here"
 	trap cleanup EXIT
-	ip link add "$VA" type veth peer name "$VB" 2>/dev/null || skip "cannot create veth pairs here"
+	# VETH_QUEUES=N: a multi-queue pair (N RX and TX queues each side)
+	local mq=""
+	[ -n "${VETH_QUEUES:-}" ] && mq="numtxqueues $VETH_QUEUES numrxqueues $VETH_QUEUES"
+	# shellcheck disable=SC2086 # mq is two words or none
+	ip link add "$VA" $mq type veth peer name "$VB" $mq 2>/dev/null || skip "cannot create veth pairs here"
 	ip link set "$VA" netns "$NSA" && ip link set "$VB" netns "$NSB" || die "moving veth into namespaces"
 	# no IPv6 autoconf chatter: counts must be exact
 	for n in "$NSA:$VA" "$NSB:$VB"; do
