@@ -44,6 +44,7 @@ struct gnio_pipeline;
 struct gnio_flow;
 
 #define GNIO_PIPELINE_MAX_QUEUES 64
+#define GNIO_PIPELINE_MAX_GPUS 16
 
 /* One bring-up step, as it ends: its name, the result, whether a failure is
  * the environment's (wire, device, privilege: `layer` "environment") or the
@@ -55,7 +56,8 @@ struct gnio_pipeline_cfg {
 	uint32_t struct_size;           /* sizeof(struct gnio_pipeline_cfg) */
 	const char *wire;               /* wire spec (NULL: "sw:gnio"), when dev is NULL */
 	struct gnio_dev *dev;           /* an open wire to use instead; the pipeline leaves it open */
-	const char *gpu;                /* PCIe bus id or "cpu" (NULL: the best device present) */
+	const char *gpu;                /* PCIe bus id or "cpu" (NULL: the best device present);
+					 * "A,B,...": several GPUs, queue i on the (i % n)-th */
 	struct gnio_gpu *gpu_ctx;       /* an existing device context to use instead; left alone */
 	uint32_t queues;                /* RX queues, ids 0..queues-1 (0: 1) */
 	uint32_t ring;                  /* RX ring entries (0: 4096) */
@@ -122,6 +124,12 @@ uint32_t gnio_pipeline_get_num_queues(const struct gnio_pipeline *pl);
 /* Errors: INVALID_VALUE (NULL, or no such queue). */
 gnio_error_t gnio_pipeline_get_queue(const struct gnio_pipeline *pl, uint32_t i, struct gnio_pipeline_queue *q);
 struct gnio_gpu *gnio_pipeline_get_gpu(const struct gnio_pipeline *pl);
+/* Several GPUs (cfg.gpu "A,B"): how many, and the one queue i runs on
+ * (NULL: no such queue). Each GPU has its own device context and rollback;
+ * gnio_pipeline_get_gpu and gnio_pipeline_get_rollback give the first's. */
+/* @since 0.2 pipeline_multi_gpu: Queues spread over several GPUs in one pipeline */
+uint32_t gnio_pipeline_get_num_gpus(const struct gnio_pipeline *pl);
+struct gnio_gpu *gnio_pipeline_get_queue_gpu(const struct gnio_pipeline *pl, uint32_t i);
 /* The flow the pipeline made from flow_file, flow_rules or rss (NULL: none);
  * read its rules and hits with gnio_flow_get_rule_hits. */
 /* @since 0.2 pipeline_flow: Pipeline steering from a rules file, rules text or RSS over the queues */
@@ -144,7 +152,7 @@ gnio_error_t gnio_pipeline_launch(struct gnio_pipeline *pl, uint32_t i, gnio_run
 gnio_error_t gnio_pipeline_quiesce(struct gnio_pipeline *pl, uint32_t timeout_ms);
 
 /* The five rollback steps (gnio_rollback_run) with one deadline for the
- * kernels. fn (may be NULL) sees each step. TIME_OUT: a kernel is hung;
+ * kernels, GPU by GPU. fn (may be NULL) sees each step. TIME_OUT: a kernel is hung;
  * nothing was freed; call again once it has finished. */
 gnio_error_t gnio_pipeline_rollback(struct gnio_pipeline *pl, uint32_t deadline_ms, gnio_rollback_step_fn fn,
 				    void *user);

@@ -25,14 +25,19 @@
 struct gnio_pipeline {
 	struct gnio_pipeline_cfg cfg;
 	char wire[512];
-	char bus[64];
 	char why[256];
-	struct gnio_gpu *gpu;
+	/* One device context and one rollback per GPU; queue i runs on
+	 * g[i % ngpu]. g[0] is the device of the single-GPU accessors. */
+	struct pl_gpu {
+		char bus[64];
+		struct gnio_gpu *gpu;
+		struct gnio_rollback *rb;
+	} g[GNIO_PIPELINE_MAX_GPUS];
+	uint32_t ngpu;
 	int own_gpu; /* created here: destroyed by destroy */
 	struct gnio_dev *dev;
 	int own_dev; /* opened here: closed by destroy */
 	struct gnio_flow *flow; /* made here from flow_file/flow_rules/rss: destroyed by destroy */
-	struct gnio_rollback *rb;
 	uint32_t nq;
 	struct gnio_pipeline_queue q[GNIO_PIPELINE_MAX_QUEUES];
 };
@@ -74,22 +79,28 @@ static gnio_error_t step(struct gnio_pipeline *pl, const char *name, const char 
 			return step_err_;                                                                      \
 	} while (0)
 
-static gnio_error_t alloc_pool(struct gnio_pipeline *pl, uint32_t elems, uint32_t slot, enum gnio_gpu_mem_type t,
+/* The GPU (device context and rollback) queue i runs on. */
+static struct pl_gpu *gpu_of(struct gnio_pipeline *pl, uint32_t i)
+{
+	return &pl->g[i % pl->ngpu];
+}
+
+static gnio_error_t alloc_pool(struct pl_gpu *g, uint32_t elems, uint32_t slot, enum gnio_gpu_mem_type t,
 			       void **mem, struct gnio_buf_arr **arr)
 {
 	void *cpu;
-	GNIO_CHECK(gnio_gpu_mem_alloc(pl->gpu, (size_t)elems * slot, 4096, t, mem, &cpu));
-	GNIO_CHECK(gnio_rollback_add_mem(pl->rb, *mem));
-	GNIO_CHECK(gnio_buf_arr_create(pl->gpu, *mem, slot, elems, arr));
-	GNIO_CHECK(gnio_rollback_add_buf_arr(pl->rb, *arr));
+	GNIO_CHECK(gnio_gpu_mem_alloc(g->gpu, (size_t)elems * slot, 4096, t, mem, &cpu));
+	GNIO_CHECK(gnio_rollback_add_mem(g->rb, *mem));
+	GNIO_CHECK(gnio_buf_arr_create(g->gpu, *mem, slot, elems, arr));
+	GNIO_CHECK(gnio_rollback_add_buf_arr(g->rb, *arr));
 	return gnio_buf_arr_start(*arr);
 }
 
-static gnio_error_t bind_and_start(struct gnio_pipeline *pl, struct gnio_ctx *ctx)
+static gnio_error_t bind_and_start(struct gnio_pipeline *pl, struct pl_gpu *g, struct gnio_ctx *ctx)
 {
 	if (pl->cfg.pe)
 		GNIO_CHECK(gnio_pe_connect_ctx(pl->cfg.pe, ctx));
-	GNIO_CHECK(gnio_ctx_set_datapath_on_gpu(ctx, pl->gpu));
+	GNIO_CHECK(gnio_ctx_set_datapath_on_gpu(ctx, g->gpu));
 	return gnio_ctx_start(ctx);
 }
 
@@ -98,10 +109,11 @@ static gnio_error_t rx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t s
 {
 	const struct gnio_pipeline_cfg *c = &pl->cfg;
 	struct gnio_pipeline_queue *q = &pl->q[i];
+	struct pl_gpu *g = gpu_of(pl, i);
 	STEP("allocate and start the RX pool", "environment",
-	     alloc_pool(pl, pool_elems, slot, c->rx_mem, &q->rx_mem, &q->rx_pool));
+	     alloc_pool(g, pool_elems, slot, c->rx_mem, &q->rx_mem, &q->rx_pool));
 	STEP("create the RX queue", "program", gnio_eth_rxq_create(pl->dev, c->burst, max_packet, &q->rxq));
-	STEP("register the RX queue for rollback", "program", gnio_rollback_add_rxq(pl->rb, q->rxq));
+	STEP("register the RX queue for rollback", "program", gnio_rollback_add_rxq(g->rb, q->rxq));
 	STEP("set the RX queue id", "program", gnio_eth_rxq_set_queue_id(q->rxq, (uint16_t)i));
 	STEP("set the RX ring size", "program", gnio_eth_rxq_set_num_packets(q->rxq, c->ring));
 	STEP("set RX flow control", "program", gnio_eth_rxq_set_flow_control(q->rxq, c->flow_control));
@@ -110,7 +122,7 @@ static gnio_error_t rx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t s
 	if (!c->no_rx_pool)
 		STEP("register the RX pool with the queue", "program", gnio_eth_rxq_set_pkt_buf(q->rxq, q->rx_pool));
 	STEP("start the RX queue on the device (proxy and GPU-visible ring)", "environment",
-	     bind_and_start(pl, gnio_eth_rxq_as_ctx(q->rxq)));
+	     bind_and_start(pl, g, gnio_eth_rxq_as_ctx(q->rxq)));
 	STEP("take the RX queue's GPU handle", "program", gnio_eth_rxq_get_gpu_handle(q->rxq, &q->rxh));
 	return GNIO_SUCCESS;
 }
@@ -119,11 +131,12 @@ static gnio_error_t tx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t s
 {
 	const struct gnio_pipeline_cfg *c = &pl->cfg;
 	struct gnio_pipeline_queue *q = &pl->q[i];
+	struct pl_gpu *g = gpu_of(pl, i);
 	if (c->tx_pool)
 		STEP("allocate and start the TX pool", "environment",
-		     alloc_pool(pl, c->tx_ring, slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->tx_mem, &q->tx_pool));
+		     alloc_pool(g, c->tx_ring, slot, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->tx_mem, &q->tx_pool));
 	STEP("create the TX queue", "program", gnio_eth_txq_create(pl->dev, c->burst, &q->txq));
-	STEP("register the TX queue for rollback", "program", gnio_rollback_add_txq(pl->rb, q->txq));
+	STEP("register the TX queue for rollback", "program", gnio_rollback_add_txq(g->rb, q->txq));
 	STEP("set the TX queue id", "program", gnio_eth_txq_set_queue_id(q->txq, (uint16_t)i));
 	STEP("set the TX ring size", "program", gnio_eth_txq_set_num_packets(q->txq, c->tx_ring));
 	if (c->proxy_cpu >= 0)
@@ -139,7 +152,7 @@ static gnio_error_t tx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t s
 	if (c->tx_in_place && !c->no_rx_pool && q->rx_pool)
 		STEP("register the RX pool with the TX queue (in-place send)", "program",
 		     gnio_eth_txq_add_buf_arr(q->txq, q->rx_pool));
-	STEP("start the TX queue on the device", "environment", bind_and_start(pl, gnio_eth_txq_as_ctx(q->txq)));
+	STEP("start the TX queue on the device", "environment", bind_and_start(pl, g, gnio_eth_txq_as_ctx(q->txq)));
 	STEP("take the TX queue's GPU handle", "program", gnio_eth_txq_get_gpu_handle(q->txq, &q->txh));
 	return GNIO_SUCCESS;
 }
@@ -149,19 +162,20 @@ static gnio_error_t queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t slot
 {
 	const struct gnio_pipeline_cfg *c = &pl->cfg;
 	struct gnio_pipeline_queue *q = &pl->q[i];
+	struct pl_gpu *g = gpu_of(pl, i);
 	if (!c->tx_only)
 		GNIO_CHECK(rx_queue_up(pl, i, slot, max_packet, pool_elems));
 	if (c->tx)
 		GNIO_CHECK(tx_queue_up(pl, i, slot));
 	if (c->user_mem) {
 		STEP("allocate the kernel's memory", "environment",
-		     gnio_gpu_mem_alloc(pl->gpu, c->user_mem, GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->user_mem_gpu,
+		     gnio_gpu_mem_alloc(g->gpu, c->user_mem, GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->user_mem_gpu,
 					&q->user_mem_cpu));
 		STEP("register the kernel's memory for rollback", "program",
-		     gnio_rollback_add_mem(pl->rb, q->user_mem_gpu));
+		     gnio_rollback_add_mem(g->rb, q->user_mem_gpu));
 	}
-	STEP("create the kernel runner (stop flag)", "program", gnio_runner_create(pl->gpu, &q->runner));
-	STEP("register the runner for rollback", "program", gnio_rollback_add_runner(pl->rb, q->runner));
+	STEP("create the kernel runner (stop flag)", "program", gnio_runner_create(g->gpu, &q->runner));
+	STEP("register the runner for rollback", "program", gnio_rollback_add_runner(g->rb, q->runner));
 	return GNIO_SUCCESS;
 }
 
@@ -224,16 +238,56 @@ static gnio_error_t flow_up(struct gnio_pipeline *pl)
 	return gnio_flow_set_default(pl->flow, &a);
 }
 
+/* cfg.gpu "A,B,...": one device per entry, each listed once. */
+static gnio_error_t split_gpus(struct gnio_pipeline *pl, const char *list)
+{
+	const char *p = list;
+	pl->ngpu = 0;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		if (pl->ngpu == GNIO_PIPELINE_MAX_GPUS)
+			return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "more than %d devices in '%s'",
+					 GNIO_PIPELINE_MAX_GPUS, list);
+		if (!n || n >= sizeof(pl->g[0].bus))
+			return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "'%s': %s device in the list", list,
+					 n ? "a too long" : "an empty");
+		memcpy(pl->g[pl->ngpu].bus, p, n);
+		pl->g[pl->ngpu].bus[n] = 0;
+		for (uint32_t k = 0; k < pl->ngpu; k++)
+			if (!strcmp(pl->g[k].bus, pl->g[pl->ngpu].bus))
+				return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "'%s': device %s is listed twice",
+						 list, pl->g[k].bus);
+		pl->ngpu++;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	if (pl->ngpu > 1)
+		for (uint32_t k = 0; k < pl->ngpu; k++)
+			if (!strcmp(pl->g[k].bus, "cpu"))
+				return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline",
+						 "'%s': the CPU device runs alone, not in a list of GPUs", list);
+	return GNIO_SUCCESS;
+}
+
 static gnio_error_t build(struct gnio_pipeline *pl)
 {
 	const struct gnio_pipeline_cfg *c = &pl->cfg;
-	if (c->gpu_ctx) {
-		snprintf(pl->bus, sizeof(pl->bus), "%s", gnio_gpu_get_bus_id(c->gpu_ctx));
+	pl->ngpu = 1;
+	if (c->gpu && strchr(c->gpu, ',') && !c->gpu_ctx) {
+		STEP("read the device list", "program", split_gpus(pl, c->gpu));
+		if (c->queues < pl->ngpu)
+			STEP("check the queue count", "program",
+			     gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline",
+				       "%u devices need at least as many queues (queue i runs on the (i %% %u)-th), %u asked",
+				       pl->ngpu, pl->ngpu, c->queues));
+	} else if (c->gpu_ctx) {
+		snprintf(pl->g[0].bus, sizeof(pl->g[0].bus), "%s", gnio_gpu_get_bus_id(c->gpu_ctx));
 	} else if (c->gpu) {
-		snprintf(pl->bus, sizeof(pl->bus), "%s", c->gpu);
+		snprintf(pl->g[0].bus, sizeof(pl->g[0].bus), "%s", c->gpu);
 	} else {
 		STEP("pick the best device present", "environment",
-		     gnio_gpu_pick_best(pl->bus, sizeof(pl->bus), pl->why, sizeof(pl->why)));
+		     gnio_gpu_pick_best(pl->g[0].bus, sizeof(pl->g[0].bus), pl->why, sizeof(pl->why)));
 	}
 	if (c->dev) {
 		pl->dev = c->dev;
@@ -248,12 +302,14 @@ static gnio_error_t build(struct gnio_pipeline *pl)
 	if (c->flow_file || c->flow_rules || c->rss)
 		STEP("load the steering rules", "program", flow_up(pl));
 	if (c->gpu_ctx) {
-		pl->gpu = c->gpu_ctx;
+		pl->g[0].gpu = c->gpu_ctx;
 	} else {
-		STEP("create the device context", "environment", gnio_gpu_create(pl->bus, &pl->gpu));
 		pl->own_gpu = 1;
+		for (uint32_t k = 0; k < pl->ngpu; k++)
+			STEP("create the device context", "environment", gnio_gpu_create(pl->g[k].bus, &pl->g[k].gpu));
 	}
-	STEP("create the rollback", "program", gnio_rollback_create(pl->gpu, &pl->rb));
+	for (uint32_t k = 0; k < pl->ngpu; k++)
+		STEP("create the rollback", "program", gnio_rollback_create(pl->g[k].gpu, &pl->g[k].rb));
 
 	struct gnio_wire_caps caps = {.struct_size = sizeof(caps)};
 	STEP("read the wire's capabilities", "environment", gnio_devinfo_get_caps(gnio_dev_as_devinfo(pl->dev), &caps));
@@ -293,11 +349,12 @@ static gnio_error_t build(struct gnio_pipeline *pl)
 /* Undo a partial bring-up; keeps the caller's error message. */
 static void teardown(struct gnio_pipeline *pl)
 {
-	if (pl->rb) {
-		gnio_rollback_run(pl->rb, 5000);
-		gnio_rollback_destroy(pl->rb);
-		pl->rb = NULL;
-	}
+	for (uint32_t k = 0; k < GNIO_PIPELINE_MAX_GPUS; k++)
+		if (pl->g[k].rb) {
+			gnio_rollback_run(pl->g[k].rb, 5000);
+			gnio_rollback_destroy(pl->g[k].rb);
+			pl->g[k].rb = NULL;
+		}
 	for (uint32_t i = 0; i < GNIO_PIPELINE_MAX_QUEUES; i++) {
 		struct gnio_pipeline_queue *q = &pl->q[i];
 		if (q->txq) {
@@ -325,10 +382,12 @@ static void teardown(struct gnio_pipeline *pl)
 	pl->flow = NULL;
 	if (pl->dev && pl->own_dev)
 		gnio_dev_close(pl->dev);
-	if (pl->gpu && pl->own_gpu)
-		gnio_gpu_destroy(pl->gpu);
+	for (uint32_t k = 0; k < GNIO_PIPELINE_MAX_GPUS; k++) {
+		if (pl->g[k].gpu && pl->own_gpu)
+			gnio_gpu_destroy(pl->g[k].gpu);
+		pl->g[k].gpu = NULL;
+	}
 	pl->dev = NULL;
-	pl->gpu = NULL;
 }
 
 gnio_error_t gnio_pipeline_create(const struct gnio_pipeline_cfg *cfg, struct gnio_pipeline **out)
@@ -375,11 +434,16 @@ gnio_error_t gnio_pipeline_get_queue(const struct gnio_pipeline *pl, uint32_t i,
 	return GNIO_SUCCESS;
 }
 
-struct gnio_gpu *gnio_pipeline_get_gpu(const struct gnio_pipeline *pl) { return pl ? pl->gpu : NULL; }
+struct gnio_gpu *gnio_pipeline_get_gpu(const struct gnio_pipeline *pl) { return pl ? pl->g[0].gpu : NULL; }
+uint32_t gnio_pipeline_get_num_gpus(const struct gnio_pipeline *pl) { return pl ? pl->ngpu : 0; }
+struct gnio_gpu *gnio_pipeline_get_queue_gpu(const struct gnio_pipeline *pl, uint32_t i)
+{
+	return pl && i < pl->nq ? pl->g[i % pl->ngpu].gpu : NULL;
+}
 struct gnio_dev *gnio_pipeline_get_dev(const struct gnio_pipeline *pl) { return pl ? pl->dev : NULL; }
 struct gnio_flow *gnio_pipeline_get_flow(const struct gnio_pipeline *pl) { return pl ? pl->flow : NULL; }
 const char *gnio_pipeline_get_device_reason(const struct gnio_pipeline *pl) { return pl ? pl->why : ""; }
-struct gnio_rollback *gnio_pipeline_get_rollback(const struct gnio_pipeline *pl) { return pl ? pl->rb : NULL; }
+struct gnio_rollback *gnio_pipeline_get_rollback(const struct gnio_pipeline *pl) { return pl ? pl->g[0].rb : NULL; }
 
 gnio_error_t gnio_pipeline_launch(struct gnio_pipeline *pl, uint32_t i, gnio_runner_launch_fn fn, void *user)
 {
@@ -436,10 +500,17 @@ gnio_error_t gnio_pipeline_rollback(struct gnio_pipeline *pl, uint32_t deadline_
 				    void *user)
 {
 	gnio_api_enter();
-	if (!pl || !pl->rb)
+	if (!pl || !pl->g[0].rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "rollback: NULL pipeline");
-	gnio_rollback_set_step_cb(pl->rb, fn, user);
-	return gnio_rollback_run(pl->rb, deadline_ms);
+	/* Each GPU's five steps in turn; the first failure stops (its rollback
+	 * keeps its state and the next call resumes there). */
+	for (uint32_t k = 0; k < pl->ngpu; k++) {
+		gnio_rollback_set_step_cb(pl->g[k].rb, fn, user);
+		gnio_error_t err = gnio_rollback_run(pl->g[k].rb, deadline_ms);
+		if (err)
+			return err;
+	}
+	return GNIO_SUCCESS;
 }
 
 gnio_error_t gnio_pipeline_destroy(struct gnio_pipeline *pl)
@@ -447,16 +518,18 @@ gnio_error_t gnio_pipeline_destroy(struct gnio_pipeline *pl)
 	gnio_api_enter();
 	if (!pl)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "destroy: NULL");
-	unsigned next = 0;
-	gnio_rollback_get_next_step(pl->rb, &next);
-	if (next != GNIO_ROLLBACK_DONE) {
-		gnio_rollback_set_step_cb(pl->rb, NULL, NULL);
-		gnio_error_t err = gnio_rollback_run(pl->rb, 5000);
-		gnio_rollback_get_next_step(pl->rb, &next);
+	for (uint32_t k = 0; k < pl->ngpu; k++) {
+		unsigned next = 0;
+		gnio_rollback_get_next_step(pl->g[k].rb, &next);
+		if (next == GNIO_ROLLBACK_DONE)
+			continue;
+		gnio_rollback_set_step_cb(pl->g[k].rb, NULL, NULL);
+		gnio_error_t err = gnio_rollback_run(pl->g[k].rb, 5000);
+		gnio_rollback_get_next_step(pl->g[k].rb, &next);
 		if (next != GNIO_ROLLBACK_DONE)
 			return gnio_fail(GNIO_ERROR_BAD_STATE, "pipeline",
-					 "the rollback stopped at step %u (%s): memory stays allocated on purpose", next,
-					 gnio_error_get_name(err));
+					 "the rollback of %s stopped at step %u (%s): memory stays allocated on purpose",
+					 pl->g[k].bus, next, gnio_error_get_name(err));
 	}
 	teardown(pl);
 	free(pl);

@@ -72,4 +72,12 @@ bad_call "--size" --duration 1 --size 1
 bad_call "--size" --duration 1 --size 100000
 bad_call "nope" --duration 1 --app nope
 bad_call "--duration" --duration x
+# several devices: each once, at least one queue each, the CPU device alone
+bad_call "listed twice" --duration 1 --gpu 0000:ff:00.0,0000:ff:00.0 --queues 2
+bad_call "2 devices need at least as many queues" --duration 1 --gpu 0000:fe:00.0,0000:ff:00.0
+bad_call "the CPU device runs alone" --duration 1 --gpu cpu,0000:ff:00.0 --queues 2
+# per_device: one entry per device, its queues' counts
+"$GNIO" run --gpu cpu --queues 2 --duration 1 --json > "$TMP/pd.json" 2>/dev/null
+check "per_device: one device with both queues, counts summed" \
+	[ "$(jq_py "$TMP/pd.json" 'len(d["per_device"]) == 1 and d["per_device"][0]["queues"] == 2 and d["per_device"][0]["rx_packets"] == d["rx_packets"] and all(q["device"] == "cpu" for q in d["per_queue"])')" = True ]
 finish

@@ -94,6 +94,9 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	struct gnio_gpu *gpu = gnio_pipeline_get_gpu(s->pl);
 	s->nq = gnio_pipeline_get_num_queues(s->pl);
 	s->on_cpu = gnio_gpu_is_cpu(gpu);
+	s->ngpu = gnio_pipeline_get_num_gpus(s->pl);
+	for (unsigned i = 0; i < s->nq; i++)
+		snprintf(s->qdev[i], sizeof(s->qdev[i]), "%s", gnio_gpu_get_bus_id(gnio_pipeline_get_queue_gpu(s->pl, i)));
 	snprintf(s->dev_id, sizeof(s->dev_id), "%s", gnio_gpu_get_bus_id(gpu));
 	snprintf(s->dev_name, sizeof(s->dev_name), "%s", gnio_gpu_get_name(gpu));
 	s->kernel = gnio_app_launcher(o->app, s->on_cpu);
@@ -124,7 +127,14 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	 * bad --wire fails with exactly one line on stderr. */
 	if (!o->quiet) {
 		const char *why = gnio_pipeline_get_device_reason(s->pl);
-		fprintf(stderr, "gnio: device %s (%s)%s%s\n", s->dev_id, s->dev_name, why[0] ? ": " : "", why);
+		if (s->ngpu > 1) {
+			fprintf(stderr, "gnio: %u devices, queue i on the (i %% %u)-th:", s->ngpu, s->ngpu);
+			for (unsigned k = 0; k < s->ngpu; k++)
+				fprintf(stderr, " %s", s->qdev[k]);
+			fprintf(stderr, " (%s)\n", s->dev_name);
+		} else {
+			fprintf(stderr, "gnio: device %s (%s)%s%s\n", s->dev_id, s->dev_name, why[0] ? ": " : "", why);
+		}
 	}
 	return GNIO_EXIT_OK;
 }

@@ -169,7 +169,9 @@ struct run_state {
 	struct gnio_app_stats *stats[RUN_MAX_QUEUES]; /* host views */
 	struct run_drain drain;
 	struct run_metrics met;
-	char dev_id[64], dev_name[128];
+	char dev_id[64], dev_name[128]; /* the first device's */
+	unsigned ngpu;                  /* --gpu A,B: queue i runs on qdev[i] */
+	char qdev[RUN_MAX_QUEUES][64];
 	char tx_path[96]; /* the wire's gnio_wire_caps.tx_path */
 };
 

@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		"  --duration S      seconds to run (default 10; 0 = until Ctrl-C)\n"
 		"  --wire SPEC       sw:NAME (default sw:demo), null:NAME, afxdp:IFACE[@Q], afpacket:IFACE,\n"
 		"                    pcap:FILE (null: endless unwritten frames, to measure gnio itself)\n"
-		"  --gpu BUSID|cpu|auto  device (default auto: first usable CUDA GPU, else cpu)\n"
+		"  --gpu BUSID|cpu|auto  device (default auto: first usable CUDA GPU, else cpu);\n"
+		"                    BUSID,BUSID,...: several GPUs, queue i on the (i %% n)-th\n"
 		"  --app NAME        count (default): frames and bytes from the completions;\n"
 		"                    classify: per-protocol counts; touch: read every payload byte;\n"
 		"                    echo: send each frame back in place at once (latency);\n"
@@ -81,7 +82,7 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_DURATION] = {"duration", 1, "a number of seconds >= 0 (0: until a signal)", 0},
 	[RUN_OPT_WIRE] = {"wire", 1, "a wire spec: sw:NAME, null:NAME, afxdp:IFACE[@Q], afpacket:IFACE or pcap:FILE",
 			  0},
-	[RUN_OPT_GPU] = {"gpu", 1, "a PCIe bus id, cpu, or auto (the best device present)", 0},
+	[RUN_OPT_GPU] = {"gpu", 1, "a PCIe bus id, a comma-separated list of them, cpu, or auto (the best device present)", 0},
 	[RUN_OPT_APP] = {"app", 1, "an app: count, classify, touch, echo, echo-copy or fwd", 0},
 	[RUN_OPT_SIZE] = {"size", 1, "frame bytes, 60..9216", U32},
 	[RUN_OPT_PROTO] = {"proto", 1, "a protocol: udp, dns, tcp, http, icmp, arp or mix", 0},

@@ -52,9 +52,10 @@ void run_report_text(const struct run_state *s, const struct run_live *lv, const
 	printf("  steady rate     %.3f Mpps, %.3f Gbit/s (after the first second)\n", rt.mpps_steady, rt.gbps_steady);
 	if (s->nq > 1)
 		for (unsigned i = 0; i < s->nq; i++)
-			printf("    queue %-2u      kernel %llu, rx %llu, dropped %llu\n", i,
+			printf("    queue %-2u      kernel %llu, rx %llu, dropped %llu%s%s\n", i,
 			       (unsigned long long)r->qks[i].packets, (unsigned long long)r->fin.rx[i].rx_packets,
-			       (unsigned long long)r->fin.rx[i].dropped_total);
+			       (unsigned long long)r->fin.rx[i].dropped_total, s->ngpu > 1 ? ", on " : "",
+			       s->ngpu > 1 ? s->qdev[i] : "");
 	if (r->has_flow) {
 		printf("  steering        %llu frames moved between queues by the rules\n",
 		       (unsigned long long)r->rx.steered_out);
@@ -138,6 +139,7 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	for (unsigned i = 0; i < s->nq; i++) {
 		json_obj_begin(&j, NULL);
 		json_u64(&j, "queue", i);
+		json_str(&j, "device", s->qdev[i]);
 		json_u64(&j, "rx_packets", r->fin.rx[i].rx_packets);
 		json_u64(&j, "kernel_packets", r->qks[i].packets);
 		json_u64(&j, "dropped_total", r->fin.rx[i].dropped_total);
@@ -145,6 +147,23 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 			json_u64(&j, "steered_out", r->fin.rx[i].steered_out);
 			json_u64(&j, "steered_in", r->fin.rx[i].steered_in);
 		}
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	/* each device's share: queue i runs on device i % ngpu */
+	json_arr_begin(&j, "per_device");
+	for (unsigned k = 0; k < s->ngpu; k++) {
+		uint64_t rx = 0, kp = 0, nq = 0;
+		for (unsigned i = k; i < s->nq; i += s->ngpu) {
+			rx += r->fin.rx[i].rx_packets;
+			kp += r->qks[i].packets;
+			nq++;
+		}
+		json_obj_begin(&j, NULL);
+		json_str(&j, "device", s->qdev[k]);
+		json_u64(&j, "queues", nq);
+		json_u64(&j, "rx_packets", rx);
+		json_u64(&j, "kernel_packets", kp);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
