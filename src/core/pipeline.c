@@ -347,8 +347,12 @@ static gnio_error_t build(struct gnio_pipeline *pl)
 }
 
 /* Undo a partial bring-up; keeps the caller's error message. */
+static gnio_error_t stop_all_kernels(struct gnio_pipeline *pl, uint32_t deadline_ms);
+
 static void teardown(struct gnio_pipeline *pl)
 {
+	if (pl->ngpu > 1)
+		stop_all_kernels(pl, 5000); /* see gnio_pipeline_rollback */
 	for (uint32_t k = 0; k < GNIO_PIPELINE_MAX_GPUS; k++)
 		if (pl->g[k].rb) {
 			gnio_rollback_run(pl->g[k].rb, 5000);
@@ -496,18 +500,40 @@ gnio_error_t gnio_pipeline_quiesce(struct gnio_pipeline *pl, uint32_t timeout_ms
 	}
 }
 
+static gnio_error_t stop_all_kernels(struct gnio_pipeline *pl, uint32_t deadline_ms)
+{
+	for (uint32_t i = 0; i < pl->nq; i++) {
+		struct gnio_runner *r = pl->q[i].runner;
+		if (!r || gnio_runner_get_state(r) != GNIO_RUNNER_RUNNING)
+			continue;
+		gnio_error_t err = gnio_runner_stop(r, deadline_ms);
+		if (err == GNIO_ERROR_TIME_OUT)
+			return err;
+		/* DRIVER (the kernel faulted): it has ended; the rollback's
+		 * step 1 reports it */
+	}
+	return GNIO_SUCCESS;
+}
+
 gnio_error_t gnio_pipeline_rollback(struct gnio_pipeline *pl, uint32_t deadline_ms, gnio_rollback_step_fn fn,
 				    void *user)
 {
 	gnio_api_enter();
+	gnio_error_t err;
 	if (!pl || !pl->g[0].rb)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "rollback: NULL pipeline");
-	/* Each GPU's five steps in turn; the first failure stops (its rollback
-	 * keeps its state and the next call resumes there). */
+	/* Several GPUs: every kernel stops before any GPU's rollback frees
+	 * anything. A free may wait for every kernel of its device (cudaFree
+	 * synchronises it), so freeing while another context's kernel on the
+	 * same device still runs would wait for ever. A kernel that misses the
+	 * deadline fails the whole rollback closed. */
+	if (pl->ngpu > 1 && (err = stop_all_kernels(pl, deadline_ms)))
+		return err;
+	/* Then each GPU's five steps in turn; the first failure stops (its
+	 * rollback keeps its state and the next call resumes there). */
 	for (uint32_t k = 0; k < pl->ngpu; k++) {
 		gnio_rollback_set_step_cb(pl->g[k].rb, fn, user);
-		gnio_error_t err = gnio_rollback_run(pl->g[k].rb, deadline_ms);
-		if (err)
+		if ((err = gnio_rollback_run(pl->g[k].rb, deadline_ms)))
 			return err;
 	}
 	return GNIO_SUCCESS;
@@ -518,6 +544,9 @@ gnio_error_t gnio_pipeline_destroy(struct gnio_pipeline *pl)
 	gnio_api_enter();
 	if (!pl)
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "destroy: NULL");
+	if (pl->ngpu > 1 && stop_all_kernels(pl, 5000) == GNIO_ERROR_TIME_OUT)
+		return gnio_fail(GNIO_ERROR_BAD_STATE, "pipeline",
+				 "a kernel did not stop: memory stays allocated on purpose");
 	for (uint32_t k = 0; k < pl->ngpu; k++) {
 		unsigned next = 0;
 		gnio_rollback_get_next_step(pl->g[k].rb, &next);
