@@ -101,6 +101,10 @@ struct gnio_rx_proxy {
 	uint32_t zc_held_head, zc_held_count;
 	uint8_t *scratch;               /* frames that find no ring entry */
 	struct gnio_wire_frame *frames;
+	/* counters (single writer: the proxy thread) */
+	uint64_t rx_packets, rx_bytes;
+	uint64_t dropped[GNIO_DROP_REASON_COUNT];
+	uint64_t steered_in, steered_out; /* frames taken from the inbox / pushed to other queues */
 	/* Steering (a gnio_flow on the wire; copy wires only): each burst is
 	 * classified; this queue keeps its own frames, drops or leaves to the
 	 * kernel what the rules say, and pushes the rest into the inbox of
@@ -115,10 +119,6 @@ struct gnio_rx_proxy {
 	uint16_t *fidx;                    /* frame index of each classified entry */
 	uint8_t *fkeep;                    /* per frame: 1 keep here, 0 counted already */
 	struct gnio_steer_frame *fout;
-	/* counters (single writer: the proxy thread) */
-	uint64_t rx_packets, rx_bytes;
-	uint64_t steered_in, steered_out; /* frames taken from the inbox / pushed to other queues */
-	uint64_t dropped[GNIO_DROP_REASON_COUNT];
 };
 
 /* A buffer array a TX queue sends from, as the proxy sees it. */

@@ -427,12 +427,11 @@ void gnio_rx_proxy_wait(void *arg, uint64_t timeout_ns)
 	nanosleep(&ts, NULL);
 }
 
-unsigned gnio_rx_proxy_step(void *arg)
+/* Copy wires. `steer` is a constant in each caller, so the compiler builds
+ * one body without the steering branches (no flow: the path of every frame
+ * stays as short as before steering existed) and one with them. */
+static inline __attribute__((always_inline)) unsigned rx_step_copy(struct gnio_rx_proxy *p, const int steer)
 {
-	struct gnio_rx_proxy *p = arg;
-	if (p->zero_copy)
-		return rx_step_zc(p);
-
 	unsigned reaped = 0;
 	if (p->pool_dev) {
 		reaped = stage_reap(p, 0);
@@ -475,8 +474,8 @@ unsigned gnio_rx_proxy_step(void *arg)
 		f->len = 0;
 		f->ts_ns = 0;
 	}
-	unsigned got = p->no_wire ? 0 : p->ops->rx_burst(p->wq, p->frames, want);
-	if (!got && !p->inbox)
+	unsigned got = steer && p->no_wire ? 0 : p->ops->rx_burst(p->wq, p->frames, want);
+	if (!got && !(steer && p->inbox))
 		return reaped;
 	if (got > free_entries) {
 		/* The consumer may have released entries while the wire filled
@@ -497,13 +496,16 @@ unsigned gnio_rx_proxy_step(void *arg)
 		}
 	}
 
-	if (p->flow_rd && got)
+	const uint8_t *keep = NULL;
+	if (steer && p->flow_rd && got) {
 		steer_burst(p, got);
+		keep = p->fkeep;
+	}
 	uint64_t ts = 0, bytes = 0;
 	uint32_t kept = 0, longest = 0;
 	for (unsigned i = 0; i < got; i++) {
 		struct gnio_wire_frame *f = &p->frames[i];
-		if (p->flow_rd && !p->fkeep[i])
+		if (steer && keep && !keep[i])
 			continue; /* steered elsewhere, or counted by steer_burst */
 		unsigned why = drop_reason(p, f->len);
 		if (why == GNIO_DROP_REASON_COUNT && kept >= free_entries)
@@ -532,7 +534,7 @@ unsigned gnio_rx_proxy_step(void *arg)
 		kept++;
 	}
 	uint32_t pulled = 0;
-	if (p->inbox && kept < free_entries) {
+	if (steer && p->inbox && kept < free_entries) {
 		pulled = steer_pull(p, p->staged + kept, free_entries - kept, &bytes, &longest);
 		kept += pulled;
 	}
@@ -562,6 +564,16 @@ unsigned gnio_rx_proxy_step(void *arg)
 		gnio_proxy_kick(p->kick, p->sleepers);
 	}
 	return got + pulled;
+}
+
+unsigned gnio_rx_proxy_step(void *arg)
+{
+	struct gnio_rx_proxy *p = arg;
+	if (p->zero_copy)
+		return rx_step_zc(p);
+	if (p->flow_rd || p->inbox || p->no_wire)
+		return rx_step_copy(p, 1);
+	return rx_step_copy(p, 0);
 }
 
 void gnio_rx_proxy_drain(struct gnio_rx_proxy *p)
