@@ -72,6 +72,19 @@ bad_call "--size" --duration 1 --size 1
 bad_call "--size" --duration 1 --size 100000
 bad_call "nope" --duration 1 --app nope
 bad_call "--duration" --duration x
+# SIGKILL mid-run, then the same run again (sw and pcap; the netdev wires in
+# tests/integration/wirelib.sh): nothing left behind stops the rerun
+"$GNIO" gen --wire "pcap:,out=$TMP/k9.pcap" --count 2000 --proto mix --size 128 > /dev/null 2>&1
+for w in "sw:k9" "pcap:$TMP/k9.pcap"; do
+	"$GNIO" run --wire "$w" --gpu cpu --duration 30 --quiet > /dev/null 2>&1 &
+	kp=$!
+	sleep 1
+	kill -9 $kp; wait $kp 2>/dev/null
+	"$GNIO" run --wire "$w" --gpu cpu --duration 1 --count 500 --json > "$TMP/k9.json" 2> "$TMP/k9.err"; rc=$?
+	check "after SIGKILL on ${w%%:*}: the rerun exits 0 (got $rc: $(head -c 200 "$TMP/k9.err"))" [ $rc -eq 0 ]
+	check "after SIGKILL on ${w%%:*}: the rerun's books balance, frames delivered" \
+		[ "$(jq_py "$TMP/k9.json" 'd["balanced"] and d["rx_packets"] > 0')" = True ]
+done
 # several devices: each once, at least one queue each, the CPU device alone
 bad_call "listed twice" --duration 1 --gpu 0000:ff:00.0,0000:ff:00.0 --queues 2
 bad_call "2 devices need at least as many queues" --duration 1 --gpu 0000:fe:00.0,0000:ff:00.0

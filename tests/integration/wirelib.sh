@@ -217,6 +217,38 @@ PYEOF
 		echo "skip - gnio run is not built yet"
 	fi
 
+	# 8b. SIGKILL under traffic (what a crash leaves: afxdp's XDP program and
+	#     lock file, afpacket's promiscuous mode), then the same run again:
+	#     it starts, receives every frame exactly and closes clean
+	ip netns exec "$NSA" "$GNIO" run --wire "$W:$VA" --gpu cpu --app count --duration 60 \
+		>"$TMPD/k9.out" 2>"$TMPD/k9.err" &
+	local KP=$!
+	BGPIDS="$BGPIDS $KP"
+	if run_ready "$TMPD/k9.err" $KP; then
+		ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 20000 --rate 200000 >/dev/null 2>&1 &
+		local GP=$!
+		sleep 0.05
+		kill -9 $KP
+		wait $KP 2>/dev/null
+		wait $GP 2>/dev/null
+		ip netns exec "$NSA" "$GNIO" run --wire "$W:$VA" --gpu cpu --app count --json --duration 4 \
+			>"$TMPD/k9b.json" 2>"$TMPD/k9b.err" &
+		KP=$!
+		BGPIDS="$BGPIDS $KP"
+		if run_ready "$TMPD/k9b.err" $KP; then
+			ip netns exec "$NSB" "$GNIO" gen --wire "$W:$VB" --count 1000 --rate 100000 >/dev/null || bad "gen after kill"
+			wait $KP
+			local rc=$?
+			expect "$W after SIGKILL: the rerun exits 0" "$rc" 0
+			expect "$W after SIGKILL: the rerun receives all 1000, books balanced" \
+				"$(json $TMPD/k9b.json "(j['rx_packets'], j['balanced'])")" "(1000, True)"
+		else
+			bad "$W after SIGKILL: gnio run did not start again: $(tail -2 "$TMPD/k9b.err")"
+		fi
+	else
+		bad "$W gnio run (to be killed) did not start"
+	fi
+
 	# 9. echo and fwd send every frame back from its RX buffer to a peer that
 	#    is not gnio (scapy): each reply checked byte for byte, the books exact
 	if $PY -c 'import scapy' 2>/dev/null; then
