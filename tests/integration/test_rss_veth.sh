@@ -2,7 +2,8 @@
 # gnio run --queues 4 --rss on real wires: a 4-queue veth pair, 4000 UDP
 # frames of 4000 different flows replayed with tcpreplay from the peer.
 # afxdp: one socket per veth queue, the proxies spread by the flow hash;
-# afpacket: one socket, fanned out by its proxy to four rings.
+# afpacket: one socket fanned out by its proxy to four rings, and four
+# sockets in a PACKET_FANOUT group (with and without gnio's hash on top).
 # Checks: every frame reached a kernel, the per-queue counts add up to
 # rx_packets, each queue is within 20 % of even, and the books balance.
 VETH_QUEUES=4
@@ -25,29 +26,36 @@ pk = [e / IP(src='10.%d.%d.%d' % (random.randrange(256), random.randrange(256), 
 wrpcap(sys.argv[1], pk)
 PYEOF
 
-rss_run() { # rss_run WIRE
-	local w=$1
-	ip netns exec "$NSA" "$GNIO" run --wire "$w:$VA" --gpu cpu --queues 4 --rss --duration 6 --json \
+rss_run() { # rss_run NAME WIRE-SPEC [--rss]
+	local w=$1 spec=$2 rss=${3:-}
+	ip netns exec "$NSA" "$GNIO" run --wire "$spec" --gpu cpu --queues 4 $rss --duration 6 --json \
 		>"$TMPD/$w.json" 2>"$TMPD/$w.err" &
 	local rp=$!
 	BGPIDS="$BGPIDS $rp"
-	run_ready "$TMPD/$w.err" $rp || { bad "$w: gnio run --queues 4 --rss did not start"; return; }
+	run_ready "$TMPD/$w.err" $rp || { bad "$w: gnio run --queues 4 $rss did not start"; return; }
 	ip netns exec "$NSB" tcpreplay -q -i "$VB" --pps 20000 "$TMPD/flows.pcap" >/dev/null 2>&1 || bad "$w: tcpreplay"
 	wait $rp || bad "$w: gnio run exited $? ($(tail -2 "$TMPD/$w.err"))"
-	expect "$w --rss: every frame reached a kernel" "$(json "$TMPD/$w.json" "j['rx_packets'] >= $N and j['kernel_packets'] == j['rx_packets']")" True
-	expect "$w --rss: books balance" "$(json "$TMPD/$w.json" "j['balanced']")" True
-	expect "$w --rss: per-queue counts add up" \
+	expect "$w: every frame reached a kernel" "$(json "$TMPD/$w.json" "j['rx_packets'] >= $N and j['kernel_packets'] == j['rx_packets']")" True
+	expect "$w: books balance" "$(json "$TMPD/$w.json" "j['balanced']")" True
+	expect "$w: per-queue counts add up" \
 		"$(json "$TMPD/$w.json" "sum(q['rx_packets'] for q in j['per_queue']) == j['rx_packets']")" True
-	expect "$w --rss: each queue within 20 % of even $(json "$TMPD/$w.json" "[q['rx_packets'] for q in j['per_queue']]")" \
+	expect "$w: each queue within 20 % of even $(json "$TMPD/$w.json" "[q['rx_packets'] for q in j['per_queue']]")" \
 		"$(json "$TMPD/$w.json" "all(abs(q['rx_packets'] * 4 - j['rx_packets']) * 5 <= j['rx_packets'] for q in j['per_queue'])")" True
-	expect "$w --rss: every frame hit the rss default" \
+	[ -n "$rss" ] && expect "$w --rss: every frame hit the rss default" \
 		"$(json "$TMPD/$w.json" "j['default']['hits'] == j['offered'] and j['default']['action'] == 'rss'")" True
 }
 
-rss_run afpacket
-expect "afpacket --rss: one socket fanned out (frames moved between rings)" \
-	"$(json "$TMPD/afpacket.json" "j['steered'] > 0 and j['per_queue'][1]['steered_in'] == j['per_queue'][1]['rx_packets']")" True
-rss_run afxdp
+# one AF_PACKET socket (queues=1) fanned out by its proxy to four rings
+rss_run afpacket1 "afpacket:$VA,queues=1" --rss
+expect "afpacket1 --rss: one socket fanned out (frames moved between rings)" \
+	"$(json "$TMPD/afpacket1.json" "j['steered'] > 0 and j['per_queue'][1]['steered_in'] == j['per_queue'][1]['rx_packets']")" True
+# four sockets in a PACKET_FANOUT hash group (--queues 4 asks for queues=4):
+# the kernel spreads by its own flow hash, no flow and nothing moved
+rss_run afpacket4 "afpacket:$VA"
+expect "afpacket4 (fanout): no frame moved between rings" "$(json "$TMPD/afpacket4.json" "'steered' not in j")" True
+# the same four sockets, and gnio's hash on top (frames move to its queue)
+rss_run afpacket4rss "afpacket:$VA" --rss
+rss_run afxdp "afxdp:$VA" --rss
 # where the frames arrived (rx + dropped + steered_out - steered_in per queue):
 # the veth picks the RX queue from the sender's TX queue, which the kernel
 # chooses by its own flow hash, so every queue's socket should have had some

@@ -6,14 +6,17 @@
  *          bypass=1    PACKET_QDISC_BYPASS on the TX socket
  *          blocks=N    RX ring blocks of 128 KiB (default 128)
  *          tov=MS      block retire timeout in ms (default 1)
+ *          queues=N    RX/TX queues 0..N-1 (default 1, at most 64): one
+ *                      socket each; the RX sockets form a PACKET_FANOUT
+ *                      group that spreads frames by the kernel's flow hash
  *
  * RX: a TPACKET_V3 ring (the kernel fills whole blocks, we walk them and hand
  * each block back once every frame in it was copied out). The kernel strips
  * the outer VLAN tag of a received frame before packet sockets see it and
  * passes it beside the frame (tp_vlan_tci/tp_vlan_tpid); it is put back, as
  * libpcap does, so the frame gnio delivers is the frame on the wire. TX: a second socket
- * and one sendmmsg() per burst. AF_PACKET has no hardware queues: one RX and
- * one TX queue (id 0).
+ * and one sendmmsg() per burst. AF_PACKET has no hardware queues; with
+ * queues=N the kernel's fanout spreads a flow always to the same socket.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -46,6 +49,7 @@
 #define TX_BATCH 256
 #define VLAN_TAG_LEN 4u
 #define MAC_ADDRS_LEN 12u /* the tag goes after destination and source MAC */
+#define AFP_MAX_QUEUES 64u
 
 struct afp_wire {
 	char ifname[IF_NAMESIZE];
@@ -53,11 +57,14 @@ struct afp_wire {
 	uint32_t mtu;
 	int promisc, bypass, hwts;
 	uint32_t blocks, tov_ms;
-	int has_rx, has_tx;
+	uint32_t queues;          /* queues=N */
+	uint16_t fanout_id;       /* this wire's PACKET_FANOUT group (queues > 1) */
+	uint64_t has_rx, has_tx;  /* open queues, one bit per id */
 };
 
 struct afp_rxq {
 	struct afp_wire *w;
+	uint16_t id;
 	int fd;
 	uint8_t *ring;
 	size_t ring_size;
@@ -69,6 +76,7 @@ struct afp_rxq {
 
 struct afp_txq {
 	struct afp_wire *w;
+	uint16_t id;
 	int fd;
 	struct sockaddr_ll addr;
 	struct mmsghdr msg[TX_BATCH];
@@ -119,7 +127,7 @@ static gnio_error_t iface_check(struct afp_wire *w)
 }
 
 /* The options afp_open parses (gnio_dev_open refuses any other). */
-const char gnio_wire_afpacket_options[] = "promisc,bypass,blocks,tov";
+const char gnio_wire_afpacket_options[] = "promisc,bypass,blocks,tov,queues";
 
 static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire)
 {
@@ -141,15 +149,23 @@ static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire
 	memcpy(w->ifname, name, strlen(name) + 1);
 	w->blocks = 128;
 	w->tov_ms = 1;
+	w->queues = 1;
 	if (gnio_wire_opt_flag(opts, "promisc", &w->promisc) < 0 || gnio_wire_opt_flag(opts, "bypass", &w->bypass) < 0) {
 		free(w);
 		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: promisc and bypass take 0 or 1");
 	}
 	if (gnio_wire_opt_u32(opts, "blocks", 2, 1024, &w->blocks) < 0 ||
-	    gnio_wire_opt_u32(opts, "tov", 1, 1000, &w->tov_ms) < 0) {
+	    gnio_wire_opt_u32(opts, "tov", 1, 1000, &w->tov_ms) < 0 ||
+	    gnio_wire_opt_u32(opts, "queues", 1, AFP_MAX_QUEUES, &w->queues) < 0) {
 		free(w);
-		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afpacket: blocks must be 2..1024 and tov 1..1000 ms");
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP,
+				 "afpacket: blocks must be 2..1024, tov 1..1000 ms and queues 1..%u", AFP_MAX_QUEUES);
 	}
+	/* A fanout group id is per network namespace and shared by every
+	 * socket that names it: one from a per-process counter and the pid
+	 * keeps two wires (or two processes) apart. */
+	static unsigned fanout_seq;
+	w->fanout_id = (uint16_t)((unsigned)getpid() * 64u + __atomic_fetch_add(&fanout_seq, 1, __ATOMIC_RELAXED));
 	err = iface_check(w);
 	if (!err && !has_cap(CAP_NET_RAW))
 		err = gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
@@ -181,8 +197,9 @@ static gnio_error_t afp_caps(void *wire, struct gnio_wire_caps *c)
 	if (mf > BLOCK_SIZE - 256)
 		mf = BLOCK_SIZE - 256;
 	c->max_frame_size = mf;
-	c->num_rx_queues = 1;
-	c->num_tx_queues = 1;
+	c->num_rx_queues = w->queues;
+	c->num_tx_queues = w->queues;
+	/* queues=N shows as num_rx_queues (a fanout group when N > 1) */
 	snprintf(c->mode, sizeof(c->mode), "tpacket_v3,sendmmsg%s", w->bypass ? ",bypass" : "");
 	snprintf(c->tx_path, sizeof(c->tx_path), "sendmmsg from the buffer; the kernel copies each frame into a socket buffer");
 	return GNIO_SUCCESS;
@@ -210,7 +227,7 @@ static void afp_rxq_close(void *qv)
 		munmap(q->ring, q->ring_size);
 	if (q->fd >= 0)
 		close(q->fd);
-	q->w->has_rx = 0;
+	q->w->has_rx &= ~(1ull << q->id);
 	free(q);
 }
 
@@ -222,16 +239,18 @@ static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *c
 	gnio_error_t err = GNIO_SUCCESS;
 	int v = TPACKET_V3, one = 1;
 
-	if (cfg->queue_id)
-		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has one RX queue (id 0), not %u",
-				 w->ifname, cfg->queue_id);
-	if (w->has_rx)
-		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: RX queue already open", w->ifname);
+	if (cfg->queue_id >= w->queues)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has %u RX queue(s) (queues=%u), not id %u",
+				 w->ifname, w->queues, w->queues, cfg->queue_id);
+	if (w->has_rx & (1ull << cfg->queue_id))
+		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: RX queue %u already open", w->ifname,
+				 cfg->queue_id);
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
 	q->w = w;
-	w->has_rx = 1;
+	q->id = cfg->queue_id;
+	w->has_rx |= 1ull << q->id;
 	/* socket without a protocol first: nothing is queued before the ring exists */
 	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (q->fd < 0) {
@@ -272,6 +291,16 @@ static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *c
 	err = bind_if(q->fd, w, htons(ETH_P_ALL));
 	if (err)
 		goto fail;
+	if (w->queues > 1) {
+		/* hash: one flow, one socket (the kernel's flow hash; IP
+		 * fragments reassembled first so they hash alike) */
+		int fo = (int)w->fanout_id | ((PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG) << 16);
+		if (setsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fo, sizeof(fo))) {
+			err = gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afpacket:%s: PACKET_FANOUT group %u: %s",
+					w->ifname, w->fanout_id, strerror(errno));
+			goto fail;
+		}
+	}
 	if (w->promisc) {
 		struct packet_mreq mr;
 
@@ -298,15 +327,17 @@ static gnio_error_t afp_txq_open(void *wire, const struct gnio_wire_queue_cfg *c
 	gnio_error_t err = GNIO_SUCCESS;
 	int one = 1;
 
-	if (cfg->queue_id)
-		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has one TX queue (id 0), not %u",
-				 w->ifname, cfg->queue_id);
-	if (w->has_tx)
-		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: TX queue already open", w->ifname);
+	if (cfg->queue_id >= w->queues)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has %u TX queue(s) (queues=%u), not id %u",
+				 w->ifname, w->queues, w->queues, cfg->queue_id);
+	if (w->has_tx & (1ull << cfg->queue_id))
+		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: TX queue %u already open", w->ifname,
+				 cfg->queue_id);
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
 	q->w = w;
+	q->id = cfg->queue_id;
 	/* protocol 0: a send-only socket receives nothing */
 	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (q->fd < 0) {
@@ -332,7 +363,7 @@ static gnio_error_t afp_txq_open(void *wire, const struct gnio_wire_queue_cfg *c
 		q->msg[i].msg_hdr.msg_name = &q->addr;
 		q->msg[i].msg_hdr.msg_namelen = sizeof(q->addr);
 	}
-	w->has_tx = 1;
+	w->has_tx |= 1ull << q->id;
 	*out = q;
 	return GNIO_SUCCESS;
 }
@@ -342,7 +373,7 @@ static void afp_txq_close(void *qv)
 	struct afp_txq *q = qv;
 
 	close(q->fd);
-	q->w->has_tx = 0;
+	q->w->has_tx &= ~(1ull << q->id);
 	free(q);
 }
 
