@@ -8,7 +8,9 @@
 # (libxdp's dispatcher falls back to one program on this kernel). Then a
 # mixed capture replayed with tcpreplay gets, rule by rule, exactly the hits
 # `gnio flow classify` gives the same capture, and every frame the XDP
-# program sent to gnio is accounted for.
+# program sent to gnio is accounted for. Both again under `gnio run --flow`
+# (the GPU pipeline's queues, on the CPU device): ping answered by the host,
+# UDP to the kernel, and the mix over two queues with the same hits.
 . "$(dirname "$0")/wirelib.sh"
 need_env
 command -v ping >/dev/null || skip "ping not installed (iputils-ping)"
@@ -95,6 +97,32 @@ if ip -n "$NSA" link show "$VA" | grep -q xdp; then bad "XDP program left after 
 	ok "XDP program detached on exit"; fi
 expect "after gnio: the host resets the SYN again" "$(connect_result "$NSB" $A 7777)" refused
 
+# --- 1b. the same rules under gnio run: GPU pipeline queues on afxdp --------
+ip -n "$NSA" link set "$VA" down; ip -n "$NSA" link set "$VA" up  # forget any stale state
+ip -n "$NSA" addr replace "$A/24" dev "$VA"
+ip netns exec "$NSA" "$GNIO" run --wire "afxdp:$VA" --gpu cpu --flow "$TMPD/rules" --duration 60 --json \
+	>"$TMPD/r1.json" 2>"$TMPD/r1.err" &
+RP=$!
+BGPIDS="$BGPIDS $RP"
+if run_ready "$TMPD/r1.err" $RP; then
+	ip -n "$NSB" neigh flush dev "$VB"
+	ip netns exec "$NSB" ping -c 5 -i 0.2 -W 2 $A >"$TMPD/ping2.txt" 2>&1
+	expect "gnio run --flow: ping gets its 5 replies from the host" \
+		"$(grep -o '[0-9]* received' "$TMPD/ping2.txt" | cut -d' ' -f1)" 5
+	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 500 --proto udp >/dev/null || bad "gen udp"
+	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 300 --proto tcp >/dev/null || bad "gen tcp"
+	sleep 0.5
+	kill -TERM $RP
+	wait $RP
+	R1="$TMPD/r1.json"
+	expect "gnio run --flow: the kernel got exactly the 500 udp 9000 frames, balanced" \
+		"$(json "$R1" "(j['rx_packets'], j['kernel_packets'], j['balanced'])")" "(500, 500, True)"
+	expect "gnio run --flow: rules[] hits (icmp, udp 9000, tcp >= 300)" \
+		"$(json "$R1" "(j['rules'][0]['hits'], j['rules'][2]['hits'], j['rules'][3]['hits'] >= 300)")" "(5, 500, True)"
+else
+	bad "gnio run --flow on afxdp did not start"
+fi
+
 # --- 2. a replayed mix: XDP hits = gnio flow classify hits ----------------
 if ! /usr/bin/python3 -c 'import scapy' 2>/dev/null; then
 	bad "no scapy for the mix"
@@ -134,4 +162,32 @@ expect "XDP classified the 2000 frames" "$(json "$S2" "j['flow']['xdp_frames']")
 want_gnio=$(json "$TMPD/want.json" "j['actions']['gnio'] + j['actions']['queue'] + j['actions']['rss'] + j['actions']['cpu']")
 expect "frames for gnio: received + dropped + no socket = the gnio rules' hits" \
 	"$(json "$S2" "j['rx_packets'] + j['dropped_total'] + j['flow']['xdp_no_socket']")" "$want_gnio"
+
+# --- 2b. the mix into gnio run: two GPU-pipeline queues on a one-queue veth --
+# (queue 1 is a ring the queue-0 proxy fills: `rss 0,1` and `queue 0` rules)
+ip netns exec "$NSA" "$GNIO" run --wire "afxdp:$VA" --gpu cpu --queues 2 --flow "$TMPD/mix.rules" --duration 60 \
+	--json >"$TMPD/r2.json" 2>"$TMPD/r2.err" &
+RP=$!
+BGPIDS="$BGPIDS $RP"
+if run_ready "$TMPD/r2.err" $RP; then
+	ip netns exec "$NSB" tcpreplay -q -i "$VB" "$TMPD/mix.pcap" >/dev/null 2>&1 || bad "tcpreplay into gnio run"
+	sleep 1
+	kill -TERM $RP
+	wait $RP
+	R2="$TMPD/r2.json"
+	for i in $(seq 0 $((n - 1))); do
+		expect "gnio run rule $i: hits = classify hits" "$(json "$R2" "j['rules'][$i]['hits']")" \
+			"$(json "$TMPD/want.json" "j['rules'][$i]['hits']")"
+	done
+	expect "gnio run: default hits = classify hits" "$(json "$R2" "j['default']['hits']")" \
+		"$(json "$TMPD/want.json" "j['default']['hits']")"
+	expect "gnio run: the gnio rules' frames all reached the two kernels, balanced" \
+		"$(json "$R2" "(j['rx_packets'] + j['dropped_total'], j['kernel_packets'] == j['rx_packets'], j['balanced'])")" \
+		"($want_gnio, True, True)"
+	[ "$(json "$R2" "j['per_queue'][1]['rx_packets']")" -gt 0 ] 2>/dev/null &&
+		ok "gnio run: queue 1 (a ring steering fills) got $(json "$R2" "j['per_queue'][1]['rx_packets']") frames" ||
+		bad "gnio run: queue 1 got nothing"
+else
+	bad "gnio run --queues 2 --flow on afxdp did not start"
+fi
 finish
