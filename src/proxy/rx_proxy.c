@@ -374,8 +374,6 @@ static void steer_burst(struct gnio_rx_proxy *p, unsigned got)
 		STAT_ADD(p->steered_out, out);
 }
 
-#define STEER_PREFETCH 4u /* cells fetched ahead of the copy (steer_pull) */
-
 /* Steering, the receiving side: move up to room published frames of this
  * queue's inbox into the ring entries from idx on (copy wires). Returns the
  * entries filled; adds to *bytes and *longest. */
@@ -384,17 +382,8 @@ static uint32_t steer_pull(struct gnio_rx_proxy *p, uint64_t idx, uint32_t room,
 	uint64_t first;
 	unsigned n = gnio_steer_peek(p->inbox, room, &first);
 	uint32_t kept = 0;
-	/* Each cell's bytes were last written by another core, one cell per
-	 * 2 KiB or so: too far apart for the hardware prefetcher. Ask for them
-	 * a few cells ahead. */
-	for (unsigned i = 0; i < n && i < STEER_PREFETCH; i++)
-		__builtin_prefetch(gnio_steer_data_at(p->inbox, first + i));
 	for (unsigned i = 0; i < n; i++) {
 		struct gnio_steer_cell *c = gnio_steer_cell_at(p->inbox, first + i);
-		if (i + STEER_PREFETCH < n) {
-			__builtin_prefetch(gnio_steer_data_at(p->inbox, first + i + STEER_PREFETCH));
-			__builtin_prefetch(slot(p, idx + kept + STEER_PREFETCH), 1);
-		}
 		if (c->len > p->cap) {
 			STAT_ADD(p->dropped[GNIO_DROP_TOO_BIG], 1);
 			continue;

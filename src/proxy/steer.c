@@ -73,13 +73,8 @@ unsigned gnio_steer_push(struct gnio_steer_slot *slot, const struct gnio_steer_f
 		if (__atomic_compare_exchange_n(&box->head, &head, head + k, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			break;
 	}
-	for (unsigned i = 0; i < k && i < 4; i++)
-		__builtin_prefetch(box->data + (size_t)((head + i) & box->mask) * box->cell_size, 1);
 	for (unsigned i = 0; i < k; i++) {
 		uint64_t idx = head + i;
-		/* the cells were last read by the consumer's core: own them early */
-		if (i + 4 < k)
-			__builtin_prefetch(box->data + (size_t)((idx + 4) & box->mask) * box->cell_size, 1);
 		struct gnio_steer_cell *c = gnio_steer_cell_at(box, idx);
 		uint32_t bytes = f[i].len <= box->cell_size ? f[i].len : 0; /* longer: too_big at the destination */
 		memcpy(box->data + (size_t)(idx & box->mask) * box->cell_size, f[i].data, bytes);
