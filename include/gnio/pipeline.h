@@ -95,6 +95,10 @@ struct gnio_pipeline_cfg {
 	const char *flow_file;
 	const char *flow_rules;
 	int rss;
+	/* Pin queue i's RX and TX proxies to proxy_cpus[i % num_proxy_cpus]
+	 * (instead of proxy_cpu + i); NULL/0: proxy_cpu decides. */
+	const int *proxy_cpus;
+	uint32_t num_proxy_cpus;
 };
 
 /* What a kernel of queue i needs, and the objects behind it. */

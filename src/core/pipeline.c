@@ -79,6 +79,14 @@ static gnio_error_t step(struct gnio_pipeline *pl, const char *name, const char 
 			return step_err_;                                                                      \
 	} while (0)
 
+/* The CPU queue i's proxies are pinned to, or -1. */
+static int proxy_cpu_of(const struct gnio_pipeline_cfg *c, uint32_t i)
+{
+	if (c->proxy_cpus && c->num_proxy_cpus)
+		return c->proxy_cpus[i % c->num_proxy_cpus];
+	return c->proxy_cpu >= 0 ? c->proxy_cpu + (int)i : -1;
+}
+
 /* The GPU (device context and rollback) queue i runs on. */
 static struct pl_gpu *gpu_of(struct gnio_pipeline *pl, uint32_t i)
 {
@@ -117,8 +125,8 @@ static gnio_error_t rx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t s
 	STEP("set the RX queue id", "program", gnio_eth_rxq_set_queue_id(q->rxq, (uint16_t)i));
 	STEP("set the RX ring size", "program", gnio_eth_rxq_set_num_packets(q->rxq, c->ring));
 	STEP("set RX flow control", "program", gnio_eth_rxq_set_flow_control(q->rxq, c->flow_control));
-	if (c->proxy_cpu >= 0)
-		STEP("pin the RX proxy", "program", gnio_eth_rxq_set_proxy_cpu(q->rxq, c->proxy_cpu + (int)i));
+	if (proxy_cpu_of(c, i) >= 0)
+		STEP("pin the RX proxy", "program", gnio_eth_rxq_set_proxy_cpu(q->rxq, proxy_cpu_of(c, i)));
 	if (!c->no_rx_pool)
 		STEP("register the RX pool with the queue", "program", gnio_eth_rxq_set_pkt_buf(q->rxq, q->rx_pool));
 	STEP("start the RX queue on the device (proxy and GPU-visible ring)", "environment",
@@ -139,8 +147,8 @@ static gnio_error_t tx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t s
 	STEP("register the TX queue for rollback", "program", gnio_rollback_add_txq(g->rb, q->txq));
 	STEP("set the TX queue id", "program", gnio_eth_txq_set_queue_id(q->txq, (uint16_t)i));
 	STEP("set the TX ring size", "program", gnio_eth_txq_set_num_packets(q->txq, c->tx_ring));
-	if (c->proxy_cpu >= 0)
-		STEP("pin the TX proxy", "program", gnio_eth_txq_set_proxy_cpu(q->txq, c->proxy_cpu + (int)i));
+	if (proxy_cpu_of(c, i) >= 0)
+		STEP("pin the TX proxy", "program", gnio_eth_txq_set_proxy_cpu(q->txq, proxy_cpu_of(c, i)));
 	if (q->tx_pool)
 		STEP("register the TX pool with the queue", "program", gnio_eth_txq_set_pkt_buf(q->txq, q->tx_pool));
 	if (c->tx_notify_cb)

@@ -85,6 +85,20 @@ for w in "sw:k9" "pcap:$TMP/k9.pcap"; do
 	check "after SIGKILL on ${w%%:*}: the rerun's books balance, frames delivered" \
 		[ "$(jq_py "$TMP/k9.json" 'd["balanced"] and d["rx_packets"] > 0')" = True ]
 done
+# --cpus: queue i's proxies pinned to the (i % n)-th CPU of the list
+"$GNIO" run --gpu cpu --queues 2 --cpus 1,0 --duration 3 --quiet > /dev/null 2>&1 &
+rp=$!
+sleep 1.5
+pinned() { # pinned THREAD-NAME: the CPUs it may run on
+	for t in /proc/$rp/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] && awk '/^Cpus_allowed_list/ {print $2}' "$t/status"
+	done
+}
+check "--cpus 1,0: gnio-rx0 on CPU 1, gnio-rx1 on CPU 0 (got '$(pinned gnio-rx0)' '$(pinned gnio-rx1)')" \
+	[ "$(pinned gnio-rx0)" = 1 -a "$(pinned gnio-rx1)" = 0 ]
+wait $rp
+bad_call "a CPU list" --duration 1 --cpus 5-2
+bad_call "a CPU list" --duration 1 --cpus 0,99999
 # several devices: each once, at least one queue each, the CPU device alone
 bad_call "listed twice" --duration 1 --gpu 0000:ff:00.0,0000:ff:00.0 --queues 2
 bad_call "2 devices need at least as many queues" --duration 1 --gpu 0000:fe:00.0,0000:ff:00.0

@@ -76,6 +76,8 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	pc.flow_file = o->flow_file;
 	pc.flow_rules = o->flow_text;
 	pc.rss = o->rss;
+	pc.proxy_cpus = o->ncpus ? o->cpu_list : NULL;
+	pc.num_proxy_cpus = o->ncpus;
 	pc.step_cb = up_step;
 	pc.step_user = &rec;
 	gnio_error_t err = gnio_pipeline_create(&pc, &s->pl);

@@ -40,6 +40,7 @@ static const struct cfg_key keys[] = {
 	{"queues.batch", KEY_OPT, RUN_OPT_BATCH},
 	{"queues.flow_control", KEY_OPT, RUN_OPT_FLOW_CONTROL},
 	{"queues.rss", KEY_OPT, RUN_OPT_RSS},
+	{"queues.cpus", KEY_OPT, RUN_OPT_CPUS},
 	{"memory", KEY_SECTION, 0},
 	{"memory.rx", KEY_OPT, RUN_OPT_MEM},
 	{"app", KEY_SECTION, 0},

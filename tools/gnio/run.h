@@ -23,6 +23,7 @@
 
 #define RUN_MAX_QUEUES 16
 #define RUN_MAX_FLOW_RULES 256
+#define RUN_MAX_CPUS 256
 
 /* Every single-valued option of a run: a flag, a config file key, or both.
  * run_opt_set() is the one place their values are checked. */
@@ -30,7 +31,7 @@ enum run_opt {
 	RUN_OPT_DURATION, RUN_OPT_WIRE, RUN_OPT_GPU, RUN_OPT_APP, RUN_OPT_SIZE, RUN_OPT_PROTO,
 	RUN_OPT_RATE, RUN_OPT_COUNT, RUN_OPT_QUEUES, RUN_OPT_RING, RUN_OPT_BURST, RUN_OPT_BATCH,
 	RUN_OPT_FLOW_CONTROL, RUN_OPT_MEM, RUN_OPT_RECV_SCOPE, RUN_OPT_SEND_SCOPE, RUN_OPT_THREADS,
-	RUN_OPT_POLL, RUN_OPT_FLOW, RUN_OPT_FLOW_FILE, RUN_OPT_RSS, RUN_OPT_METRICS, RUN_OPT_METRICS_HOLD,
+	RUN_OPT_POLL, RUN_OPT_FLOW, RUN_OPT_FLOW_FILE, RUN_OPT_RSS, RUN_OPT_CPUS, RUN_OPT_METRICS, RUN_OPT_METRICS_HOLD,
 	RUN_OPT_JSON, RUN_OPT_QUIET, RUN_OPT_COUNT_
 };
 
@@ -75,6 +76,9 @@ struct run_opts {
 	unsigned nflow;
 	const char *flow_file;   /* --flow FILE: a rules file (docs/flow.md) */
 	int rss;                 /* --rss: the default action spreads over the queues */
+	const char *cpus;        /* --cpus LIST as given */
+	int cpu_list[RUN_MAX_CPUS]; /* ... parsed: queue i's proxies on cpu_list[i % ncpus] */
+	unsigned ncpus;
 	char *flow_text;         /* the config's rules joined by newlines (run_opts_free) */
 	const char *config;      /* --config FILE */
 	int check_config;        /* --check-config: print the effective config, run nothing */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "commands.h"
 #include "config.h"
 #include "run.h"
@@ -55,6 +56,8 @@ static void usage(FILE *f)
 		"                    (default 1, at most 16)\n"
 		"  --flow FILE       steering rules (docs/flow.md): match -> queue, rss, drop,\n"
 		"                    kernel; the JSON reports each rule's hits\n"
+		"  --cpus LIST       pin queue i's proxy threads to the (i %% n)-th CPU of LIST\n"
+		"                    (e.g. 2-5,8; default: not pinned)\n"
 		"  --rss             spread frames over the queues by a hash of their addresses\n"
 		"                    and ports (the rules' default action); the sw generator\n"
 		"                    then sends 4096 flows\n"
@@ -101,6 +104,7 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_FLOW] = {NULL, 1, "a list of flow rules", 0},
 	[RUN_OPT_FLOW_FILE] = {"flow", 1, "a flow rules file (docs/flow.md)", 0},
 	[RUN_OPT_RSS] = {"rss", 0, "true or false", 0},
+	[RUN_OPT_CPUS] = {"cpus", 1, "a CPU list such as 2-5,8 (queue i's proxies on the (i % n)-th)", 0},
 	[RUN_OPT_METRICS] = {"metrics", 1, "ADDR:PORT, [IPV6]:PORT or PORT (loopback)", 0},
 	[RUN_OPT_METRICS_HOLD] = {"metrics-hold", 1, "a number of seconds >= 0", 0},
 	[RUN_OPT_JSON] = {"json", 0, "true or false", 0},
@@ -205,6 +209,37 @@ static int parse_bool(const char *s)
 	return -1;
 }
 
+/* "2-5,8": the CPUs in order, each a CPU this machine has; -1 if bad. */
+static int parse_cpus(const char *s, int *out, unsigned *n)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	*n = 0;
+	while (*s) {
+		char *end;
+		errno = 0;
+		long a = strtol(s, &end, 10), b = a;
+		if (errno || end == s || a < 0)
+			return -1;
+		if (*end == '-') {
+			const char *p = end + 1;
+			b = strtol(p, &end, 10);
+			if (errno || end == p || b < a)
+				return -1;
+		}
+		if (*end && *end != ',')
+			return -1;
+		for (long c = a; c <= b; c++) {
+			if (c >= ncpu || *n == RUN_MAX_CPUS)
+				return -1;
+			out[(*n)++] = (int)c;
+		}
+		s = *end ? end + 1 : end;
+		if (*end && !*s)
+			return -1; /* a trailing comma */
+	}
+	return *n ? 0 : -1;
+}
+
 static int parse_scope(const char *s)
 {
 	return !strcmp(s, "thread") ? GNIO_APP_SCOPE_THREAD
@@ -261,6 +296,11 @@ int run_opt_set(struct run_opts *o, enum run_opt id, const char *val, const stru
 	case RUN_OPT_GPU: o->gpu = !strcmp(val, "auto") ? NULL : val; return 0;
 	case RUN_OPT_METRICS: o->metrics = val; return 0;
 	case RUN_OPT_FLOW_FILE: o->flow_file = val; return 0;
+	case RUN_OPT_CPUS:
+		if (parse_cpus(val, o->cpu_list, &o->ncpus))
+			return bad_value(o, id, expect, val);
+		o->cpus = val;
+		return 0;
 	case RUN_OPT_APP:
 		if (!gnio_app_find(val)) {
 			char list[160] = "an app: ";
@@ -370,6 +410,7 @@ const char *run_opt_text(const struct run_opts *o, enum run_opt id, char *buf, s
 	case RUN_OPT_QUIET: return o->quiet ? "true" : "false";
 	case RUN_OPT_FLOW_FILE: return o->flow_file;
 	case RUN_OPT_RSS: return o->rss ? "true" : "false";
+	case RUN_OPT_CPUS: return o->cpus;
 	default: return NULL;
 	}
 	snprintf(buf, len, "%llu", (unsigned long long)n);
