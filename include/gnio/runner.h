@@ -54,7 +54,9 @@ gnio_error_t gnio_runner_start(struct gnio_runner *runner, gnio_runner_launch_fn
  * (deadline passed: runner now HUNG), DRIVER (the kernel faulted). */
 /* @since 0.1 kernel_stop_deadline: Kernel stop with deadline, fail-closed on a hung kernel */
 gnio_error_t gnio_runner_stop(struct gnio_runner *runner, uint32_t deadline_ms);
-/* Errors: INVALID_VALUE, BAD_STATE (running or hung). */
+/* Errors: INVALID_VALUE, BAD_STATE (running or hung), DRIVER (the device
+ * could not free the runner's memory, as after a kernel fault; the runner
+ * is destroyed all the same). */
 gnio_error_t gnio_runner_destroy(struct gnio_runner *runner);
 
 enum gnio_runner_state gnio_runner_get_state(struct gnio_runner *runner);

@@ -90,7 +90,7 @@ static int proxy_cpu_of(const struct gnio_pipeline_cfg *c, uint32_t i)
 /* The GPU (device context and rollback) queue i runs on. */
 static struct pl_gpu *gpu_of(struct gnio_pipeline *pl, uint32_t i)
 {
-	return &pl->g[i % pl->ngpu];
+	return &pl->g[pl->ngpu > 1 ? i % pl->ngpu : 0];
 }
 
 static gnio_error_t alloc_pool(struct pl_gpu *g, uint32_t elems, uint32_t slot, enum gnio_gpu_mem_type t,
@@ -450,7 +450,7 @@ struct gnio_gpu *gnio_pipeline_get_gpu(const struct gnio_pipeline *pl) { return 
 uint32_t gnio_pipeline_get_num_gpus(const struct gnio_pipeline *pl) { return pl ? pl->ngpu : 0; }
 struct gnio_gpu *gnio_pipeline_get_queue_gpu(const struct gnio_pipeline *pl, uint32_t i)
 {
-	return pl && i < pl->nq ? pl->g[i % pl->ngpu].gpu : NULL;
+	return pl && i < pl->nq ? pl->g[pl->ngpu > 1 ? i % pl->ngpu : 0].gpu : NULL;
 }
 struct gnio_dev *gnio_pipeline_get_dev(const struct gnio_pipeline *pl) { return pl ? pl->dev : NULL; }
 struct gnio_flow *gnio_pipeline_get_flow(const struct gnio_pipeline *pl) { return pl ? pl->flow : NULL; }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* src/gpu/runner.c - launch a persistent kernel, watch its heartbeat, stop it
  * with a deadline and fail closed when it does not stop. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "core/errmsg.h"
+#include "gnio/dev.h" /* gnio_last_error_msg */
 #include "gpu/gpu_priv.h"
 #include "gpu/runner_priv.h"
 
@@ -116,10 +118,15 @@ gnio_error_t gnio_runner_stop(struct gnio_runner *r, uint32_t deadline_ms)
 	for (;;) {
 		gnio_error_t st = GNIO_SUCCESS;
 		if (r->gpu->ops->kernel_poll(r, &st)) {
+			/* the backend's reason (e.g. the CUDA error of a kernel
+			 * that faulted), before reap's calls replace it */
+			char why[256] = "";
+			if (st != GNIO_SUCCESS)
+				snprintf(why, sizeof(why), "%s", gnio_last_error_msg());
 			gnio_error_t res = reap(r, st, was_hung);
 			if (res != GNIO_SUCCESS)
-				return gnio_fail(res, "runner", "kernel on %s ended with %s", r->gpu->bus_id,
-						 gnio_error_get_name(res));
+				return gnio_fail(res, "runner", "kernel on %s ended with %s%s%s", r->gpu->bus_id,
+						 gnio_error_get_name(res), why[0] ? ": " : "", why);
 			GNIO_LOG_INFO("runner", "kernel on %s stopped", r->gpu->bus_id);
 			return GNIO_SUCCESS;
 		}
@@ -150,13 +157,17 @@ gnio_error_t gnio_runner_destroy(struct gnio_runner *r)
 				 gnio_runner_state_name(r->state));
 	struct gnio_gpu *gpu = r->gpu;
 	gnio_error_t err = gnio_gpu_free_internal(gpu, r->ctl_gpu);
-	if (err != GNIO_SUCCESS)
+	/* DRIVER: the device could not free the stop flag (a kernel fault
+	 * leaves the CUDA context unusable). Its bookkeeping is gone all the
+	 * same, so the runner is released too, or the device context could
+	 * never be destroyed. */
+	if (err != GNIO_SUCCESS && err != GNIO_ERROR_DRIVER)
 		return err;
 	pthread_mutex_lock(&gpu->lock);
 	gpu->num_runners--;
 	pthread_mutex_unlock(&gpu->lock);
 	free(r);
-	return GNIO_SUCCESS;
+	return err;
 }
 
 enum gnio_runner_state gnio_runner_get_state(struct gnio_runner *r)

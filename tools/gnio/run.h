@@ -193,17 +193,18 @@ struct run_live {
 
 /* What the run ends with, for the report. */
 struct run_result {
+	/* in the order that leaves no padding (the app stats are cache-line aligned) */
 	struct gnio_app_stats ks;                     /* kernels, summed */
 	struct gnio_app_stats qks[RUN_MAX_QUEUES];    /* each kernel */
-	struct run_counters fin;                      /* each queue, final */
-	struct gnio_eth_rxq_stats rx;                 /* summed */
-	struct gnio_eth_txq_stats tx;
 	uint64_t offered;
-	int offered_from_generator;
 	uint64_t peer_received;
+	struct gnio_eth_txq_stats tx;
+	struct gnio_eth_rxq_stats rx;                 /* summed */
+	struct run_counters fin;                      /* each queue, final */
+	struct flowreport flow;                       /* its rules and hits at the end */
+	int offered_from_generator;
 	int balanced, consumed;
 	int has_flow;                                 /* --flow, config flow: or --rss */
-	struct flowreport flow;                       /* its rules and hits at the end */
 };
 
 extern volatile sig_atomic_t run_stop_requested;

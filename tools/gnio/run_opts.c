@@ -492,10 +492,9 @@ int run_opts_check(struct run_opts *o)
 	 * the sw wire has 8 queues unless its spec says. */
 	if (!strncmp(o->wire, "null:", 5) && !strstr(o->wire, "size="))
 		snprintf(o->wire_spec, sizeof(o->wire_spec), "%s,size=%u", o->wire, o->size);
-	else if (o->is_sw && o->queues > 8 && !strstr(o->wire, "queues="))
-		snprintf(o->wire_spec, sizeof(o->wire_spec), "%s,queues=%u", o->wire, o->queues);
 	/* afpacket: one socket per queue, in a fanout group */
-	else if (!strncmp(o->wire, "afpacket:", 9) && o->queues > 1 && !strstr(o->wire, "queues="))
+	else if (((o->is_sw && o->queues > 8) || (!strncmp(o->wire, "afpacket:", 9) && o->queues > 1)) &&
+		 !strstr(o->wire, "queues="))
 		snprintf(o->wire_spec, sizeof(o->wire_spec), "%s,queues=%u", o->wire, o->queues);
 	else
 		snprintf(o->wire_spec, sizeof(o->wire_spec), "%s", o->wire);
