@@ -294,7 +294,7 @@ static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *c
 	if (w->queues > 1) {
 		/* hash: one flow, one socket (the kernel's flow hash; IP
 		 * fragments reassembled first so they hash alike) */
-		int fo = (int)w->fanout_id | ((PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG) << 16);
+		uint32_t fo = w->fanout_id | ((uint32_t)(PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG) << 16);
 		if (setsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fo, sizeof(fo))) {
 			err = gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afpacket:%s: PACKET_FANOUT group %u: %s",
 					w->ifname, w->fanout_id, strerror(errno));
