@@ -40,21 +40,9 @@ HZ=$(getconf CLK_TCK)
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"; [ -n "${RP:-}" ] && kill "$RP" 2>/dev/null' EXIT
 FAIL=0
+. "$SRC/bench/lib.sh"
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
-# rx_ticks PID: utime + stime of every thread named gnio-rx*
-rx_ticks() {
-	local sum=0 t comm st
-	for t in /proc/"$1"/task/*; do
-		comm=$(cat "$t/comm" 2>/dev/null) || continue
-		case "$comm" in gnio-rx*) ;; *) continue ;; esac
-		st=$(sed 's/^.*) //' "$t/stat" 2>/dev/null) || continue
-		# after ") ": state ppid ... field 12 utime, 13 stime
-		set -- $st
-		sum=$((sum + ${12} + ${13}))
-	done
-	echo $sum
-}
 # the run's live line: "[  2.0s] ... | kernel N pkts | ..."
 kernel_pkts() { grep -o 'kernel [0-9]* pkts' "$1" | tail -1 | awk '{print $2}'; }
 balanced() { tail -1 "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["balanced"])' 2>/dev/null; }
@@ -91,9 +79,9 @@ per_queue=$(( (MEM[8] - MEM[1]) / 7 ))
 # 2. proxy CPU per frame over a 5 s window
 start cpu --queues 1 --rate "$RATE" --duration 9
 sleep 2
-t0=$(rx_ticks $RP) p0=$(kernel_pkts "$TMPD/cpu.err")
+t0=$(thread_ticks 'gnio-rx*' $RP) p0=$(kernel_pkts "$TMPD/cpu.err")
 sleep 5
-t1=$(rx_ticks $RP) p1=$(kernel_pkts "$TMPD/cpu.err")
+t1=$(thread_ticks 'gnio-rx*' $RP) p1=$(kernel_pkts "$TMPD/cpu.err")
 finish_run cpu
 frames=$((p1 - p0))
 ns_per_frame=$(python3 -c "print(round(($t1 - $t0) / $HZ * 1e9 / max($frames, 1), 1))")
@@ -113,7 +101,8 @@ while kill -0 $RP 2>/dev/null; do
 done
 finish_run soak
 last=$(tail -1 "$TMPD/soak.txt" | awk '{print $2}')
-growth=$(( ${last:-0} - at30 ))
+growth=0 # a soak too short for the 30 s sample measures no growth
+[ "$at30" -gt 0 ] && growth=$(( ${last:-0} - at30 ))
 [ "$at30" -gt 0 ] && [ "$growth" -gt 1024 ] && { echo "cost.sh: VmRSS grew by $growth KiB after the warm-up" >&2; FAIL=1; }
 
 if [ $JSON = 1 ]; then

@@ -34,19 +34,7 @@ GNIO=$BUILD/gnio
 HZ=$(getconf CLK_TCK)
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
-
-# ticks NAME PID: utime + stime of the thread called NAME (0 if none)
-ticks() {
-	local t
-	for t in /proc/"$2"/task/*; do
-		if [ "$(cat "$t/comm" 2>/dev/null)" = "$1" ]; then
-			# fields after the ")" of comm: state is 3rd overall; utime 14, stime 15
-			awk '{sub(/.*\) /, ""); print $12 + $13}' "$t/stat"
-			return
-		fi
-	done
-	echo 0
-}
+. "$SRC/bench/lib.sh"
 
 measure() {
 	local mode=$1
@@ -55,10 +43,10 @@ measure() {
 	local pid=$!
 	sleep 2
 	local rx0 tx0 all0 rx1 tx1 all1
-	rx0=$(ticks gnio-rx0 $pid) tx0=$(ticks gnio-tx0 $pid)
+	rx0=$(thread_ticks gnio-rx0 $pid) tx0=$(thread_ticks gnio-tx0 $pid)
 	all0=$(awk '{sub(/.*\) /, ""); print $12 + $13}' /proc/$pid/stat)
 	sleep "$WINDOW"
-	rx1=$(ticks gnio-rx0 $pid) tx1=$(ticks gnio-tx0 $pid)
+	rx1=$(thread_ticks gnio-rx0 $pid) tx1=$(thread_ticks gnio-tx0 $pid)
 	all1=$(awk '{sub(/.*\) /, ""); print $12 + $13}' /proc/$pid/stat)
 	wait $pid || { echo "idle_cpu.sh: gnio run --poll $mode failed:" >&2; cat "$TMPD/$mode.err" >&2; return 1; }
 	python3 - "$mode" "$HZ" "$WINDOW" "$rx1" "$rx0" "$tx1" "$tx0" "$all1" "$all0" "$TMPD/$mode.json" <<'EOF'

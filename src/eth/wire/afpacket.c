@@ -219,6 +219,17 @@ static gnio_error_t bind_if(int fd, struct afp_wire *w, uint16_t proto)
 	return GNIO_SUCCESS;
 }
 
+/* Queue id of a direction (open: that direction's bitmask) exists and is not open yet. */
+static gnio_error_t queue_free(const struct afp_wire *w, uint64_t open, uint16_t id, const char *dir)
+{
+	if (id >= w->queues)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has %u %s queue(s) (queues=%u), not id %u",
+				 w->ifname, w->queues, dir, w->queues, id);
+	if (open & (1ull << id))
+		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: %s queue %u already open", w->ifname, dir, id);
+	return GNIO_SUCCESS;
+}
+
 static void afp_rxq_close(void *qv)
 {
 	struct afp_rxq *q = qv;
@@ -239,12 +250,7 @@ static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *c
 	gnio_error_t err = GNIO_SUCCESS;
 	int v = TPACKET_V3, one = 1;
 
-	if (cfg->queue_id >= w->queues)
-		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has %u RX queue(s) (queues=%u), not id %u",
-				 w->ifname, w->queues, w->queues, cfg->queue_id);
-	if (w->has_rx & (1ull << cfg->queue_id))
-		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: RX queue %u already open", w->ifname,
-				 cfg->queue_id);
+	GNIO_CHECK(queue_free(w, w->has_rx, cfg->queue_id, "RX"));
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
@@ -327,12 +333,7 @@ static gnio_error_t afp_txq_open(void *wire, const struct gnio_wire_queue_cfg *c
 	gnio_error_t err = GNIO_SUCCESS;
 	int one = 1;
 
-	if (cfg->queue_id >= w->queues)
-		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afpacket:%s has %u TX queue(s) (queues=%u), not id %u",
-				 w->ifname, w->queues, w->queues, cfg->queue_id);
-	if (w->has_tx & (1ull << cfg->queue_id))
-		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afpacket:%s: TX queue %u already open", w->ifname,
-				 cfg->queue_id);
+	GNIO_CHECK(queue_free(w, w->has_tx, cfg->queue_id, "TX"));
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
