@@ -165,6 +165,10 @@ gnio_error_t gnio_pipeline_rollback(struct gnio_pipeline *pl, uint32_t deadline_
  * Runs the rollback first when it has not completed. Errors: BAD_STATE (the
  * rollback stopped: a hung kernel holds the memory; pl stays valid). */
 gnio_error_t gnio_pipeline_destroy(struct gnio_pipeline *pl);
+/* Every GPU's rollback: step 5's trial restart on or off
+ * (gnio_rollback_set_trial_start). Errors: INVALID_VALUE (NULL). */
+/* @since 0.2 pipeline_trial_start: Turn off the trial restart of every GPU's rollback */
+gnio_error_t gnio_pipeline_set_trial_start(struct gnio_pipeline *pl, int on);
 
 #ifdef __cplusplus
 }

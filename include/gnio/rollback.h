@@ -97,6 +97,13 @@ gnio_error_t gnio_rollback_add_mem(struct gnio_rollback *rb, void *memptr_gpu);
 /* Step reporter (NULL: none). Errors: INVALID_VALUE (NULL rb). */
 gnio_error_t gnio_rollback_set_step_cb(struct gnio_rollback *rb, gnio_rollback_step_fn fn, void *user);
 
+/* Step 5 re-verifies each stopped queue by starting and stopping it again
+ * (on by default). Off, it only checks that each is stopped: for a process
+ * that has given up the privileges a start needs (gnio run --user).
+ * Errors: INVALID_VALUE (NULL rb). */
+/* @since 0.2 rollback_trial_start: Turn off step 5's trial restart */
+gnio_error_t gnio_rollback_set_trial_start(struct gnio_rollback *rb, int on);
+
 /* Run (or resume) the five steps; deadline_ms bounds step 1 as a whole, it
  * is fixed before the first stop flag is set. Returns the first error:
  *   INVALID_VALUE  NULL rb.

@@ -93,14 +93,43 @@ static struct pl_gpu *gpu_of(struct gnio_pipeline *pl, uint32_t i)
 	return &pl->g[pl->ngpu > 1 ? i % pl->ngpu : 0];
 }
 
+/* An object the rollback did not take (its registration failed, e.g. out of
+ * memory) would never be released: release it here, the one given, and keep
+ * the registration's reason for the caller. */
+static void release_unregistered(struct pl_gpu *g, void **mem, struct gnio_buf_arr **arr, struct gnio_runner **runner)
+{
+	char reason[256];
+	snprintf(reason, sizeof(reason), "%s", gnio_last_error_msg());
+	if (arr) {
+		gnio_buf_arr_destroy(*arr);
+		*arr = NULL;
+	}
+	if (mem) {
+		gnio_gpu_mem_free(g->gpu, *mem);
+		*mem = NULL;
+	}
+	if (runner) {
+		gnio_runner_destroy(*runner);
+		*runner = NULL;
+	}
+	gnio_set_error_msg("%s", reason);
+}
+
 static gnio_error_t alloc_pool(struct pl_gpu *g, uint32_t elems, uint32_t slot, enum gnio_gpu_mem_type t,
 			       void **mem, struct gnio_buf_arr **arr)
 {
 	void *cpu;
+	gnio_error_t err;
 	GNIO_CHECK(gnio_gpu_mem_alloc(g->gpu, (size_t)elems * slot, 4096, t, mem, &cpu));
-	GNIO_CHECK(gnio_rollback_add_mem(g->rb, *mem));
+	if ((err = gnio_rollback_add_mem(g->rb, *mem))) {
+		release_unregistered(g, mem, NULL, NULL);
+		return err;
+	}
 	GNIO_CHECK(gnio_buf_arr_create(g->gpu, *mem, slot, elems, arr));
-	GNIO_CHECK(gnio_rollback_add_buf_arr(g->rb, *arr));
+	if ((err = gnio_rollback_add_buf_arr(g->rb, *arr))) {
+		release_unregistered(g, NULL, arr, NULL);
+		return err;
+	}
 	return gnio_buf_arr_start(*arr);
 }
 
@@ -171,6 +200,7 @@ static gnio_error_t queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t slot
 	const struct gnio_pipeline_cfg *c = &pl->cfg;
 	struct gnio_pipeline_queue *q = &pl->q[i];
 	struct pl_gpu *g = gpu_of(pl, i);
+	gnio_error_t err;
 	if (!c->tx_only)
 		GNIO_CHECK(rx_queue_up(pl, i, slot, max_packet, pool_elems));
 	if (c->tx)
@@ -179,11 +209,18 @@ static gnio_error_t queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t slot
 		STEP("allocate the kernel's memory", "environment",
 		     gnio_gpu_mem_alloc(g->gpu, c->user_mem, GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->user_mem_gpu,
 					&q->user_mem_cpu));
-		STEP("register the kernel's memory for rollback", "program",
-		     gnio_rollback_add_mem(g->rb, q->user_mem_gpu));
+		err = gnio_rollback_add_mem(g->rb, q->user_mem_gpu);
+		if (err) {
+			release_unregistered(g, &q->user_mem_gpu, NULL, NULL);
+			q->user_mem_cpu = NULL;
+		}
+		STEP("register the kernel's memory for rollback", "program", err);
 	}
 	STEP("create the kernel runner (stop flag)", "program", gnio_runner_create(g->gpu, &q->runner));
-	STEP("register the runner for rollback", "program", gnio_rollback_add_runner(g->rb, q->runner));
+	err = gnio_rollback_add_runner(g->rb, q->runner);
+	if (err)
+		release_unregistered(g, NULL, NULL, &q->runner);
+	STEP("register the runner for rollback", "program", err);
 	return GNIO_SUCCESS;
 }
 
@@ -547,6 +584,16 @@ gnio_error_t gnio_pipeline_rollback(struct gnio_pipeline *pl, uint32_t deadline_
 	return GNIO_SUCCESS;
 }
 
+gnio_error_t gnio_pipeline_set_trial_start(struct gnio_pipeline *pl, int on)
+{
+	gnio_api_enter();
+	if (!pl)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "pipeline", "set_trial_start: NULL");
+	for (uint32_t k = 0; k < pl->ngpu; k++)
+		GNIO_CHECK(gnio_rollback_set_trial_start(pl->g[k].rb, on));
+	return GNIO_SUCCESS;
+}
+
 gnio_error_t gnio_pipeline_destroy(struct gnio_pipeline *pl)
 {
 	gnio_api_enter();
@@ -563,6 +610,12 @@ gnio_error_t gnio_pipeline_destroy(struct gnio_pipeline *pl)
 		gnio_rollback_set_step_cb(pl->g[k].rb, NULL, NULL);
 		gnio_error_t err = gnio_rollback_run(pl->g[k].rb, 5000);
 		gnio_rollback_get_next_step(pl->g[k].rb, &next);
+		/* Step 5 only re-verifies: by then everything is freed. */
+		if (next == 5)
+			return gnio_fail(GNIO_ERROR_BAD_STATE, "pipeline",
+					 "the rollback of %s stopped at step 5, the re-verify (%s): everything is freed, "
+					 "the queues were not shown restartable; destroy again to finish",
+					 pl->g[k].bus, gnio_error_get_name(err));
 		if (next != GNIO_ROLLBACK_DONE)
 			return gnio_fail(GNIO_ERROR_BAD_STATE, "pipeline",
 					 "the rollback of %s stopped at step %u (%s): memory stays allocated on purpose",

@@ -34,6 +34,15 @@
 
 static unsigned stage_reap(struct gnio_rx_proxy *p, int wait);
 
+/* Zero-copy: how many buffers may wait aside for their in-place sends. Ring
+ * entries keep cycling behind a slow send, so that is every buffer of the
+ * pool (the wire owns more than the ring has entries), not a ring's worth. */
+static uint32_t zc_held_cap(const struct gnio_rx_proxy *p)
+{
+	uint64_t bufs = p->slot_size ? p->pool_size / p->slot_size : 0;
+	return bufs > p->size ? (uint32_t)bufs : p->size;
+}
+
 gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p)
 {
 	p->frames = calloc(p->burst, sizeof(*p->frames));
@@ -41,7 +50,7 @@ gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
 	if (p->zero_copy) {
 		p->zc_off = calloc(p->size, sizeof(*p->zc_off));
-		p->zc_held = calloc(p->size, sizeof(*p->zc_held));
+		p->zc_held = calloc(zc_held_cap(p), sizeof(*p->zc_held));
 		if (!p->zc_off || !p->zc_held)
 			return gnio_fail(GNIO_ERROR_NO_MEMORY, "proxy", "out of memory");
 	} else {
@@ -225,13 +234,14 @@ static void zc_release(struct gnio_rx_proxy *p)
 	}
 	uint64_t batch[64];
 	unsigned nb = 0;
+	const uint32_t cap = zc_held_cap(p);
 	/* Held ones first: they were released earlier. */
 	while (p->zc_held_count) {
 		uint64_t off = p->zc_held[p->zc_held_head];
 		if (!gnio_hold_check(&p->hold[off / p->slot_size]))
 			break;
 		batch[nb++] = off;
-		p->zc_held_head = (p->zc_held_head + 1) & p->mask;
+		p->zc_held_head = (p->zc_held_head + 1) % cap;
 		p->zc_held_count--;
 		if (nb == 64) {
 			p->ops->rx_release_zc(p->wq, batch, nb);
@@ -241,8 +251,8 @@ static void zc_release(struct gnio_rx_proxy *p)
 	for (; p->zc_released != p->cached_cons; p->zc_released++) {
 		uint64_t off = p->zc_off[p->zc_released & p->mask];
 		if (p->zc_held_count || !gnio_hold_check(&p->hold[off / p->slot_size])) {
-			/* Keep arrival order among the held: at most a ring's worth. */
-			p->zc_held[(p->zc_held_head + p->zc_held_count) & p->mask] = off;
+			/* Keep arrival order among the held. */
+			p->zc_held[(p->zc_held_head + p->zc_held_count) % cap] = off;
 			p->zc_held_count++;
 			continue;
 		}

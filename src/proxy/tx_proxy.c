@@ -15,6 +15,8 @@
  * (GNIO_HOLD_DONE) so the RX side may refill that buffer, and a NOTIFY
  * descriptor posts an event.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/ctx_priv.h"
@@ -86,6 +88,26 @@ static void complete(struct gnio_tx_proxy *p, uint64_t new_done)
 	gnio_tx_ring_complete(p->sh, p->done);
 }
 
+/* The descriptor at p->next (all before it complete) cannot be sent: count
+ * it as a TX error, tell the progress engine why, and complete it. */
+static void fail_desc(struct gnio_tx_proxy *p, gnio_error_t err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fail_desc(struct gnio_tx_proxy *p, gnio_error_t err, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	STAT_ADD(p->tx_errors, 1);
+	gnio_ctx_post_event(p->ctx, GNIO_PE_EVENT_TX_ERROR, err, p->next, "%s", why);
+	p->next++;
+	/* RELEASE(tx.errors): pairs with the kernel's ACQUIRE in
+	 * gnio_gpu_dev_eth_txq_errors(). */
+	__atomic_store_n(&p->sh->errors, p->tx_errors, __ATOMIC_RELEASE);
+	complete(p, p->next);
+}
+
 unsigned gnio_tx_proxy_step(void *arg)
 {
 	struct gnio_tx_proxy *p = arg;
@@ -117,17 +139,12 @@ unsigned gnio_tx_proxy_step(void *arg)
 		if (!desc_valid(p, d)) {
 			if (n || p->done != p->next)
 				break; /* complete what precedes it first */
-			STAT_ADD(p->tx_errors, 1);
-			gnio_ctx_post_event(p->ctx, GNIO_PE_EVENT_TX_ERROR, GNIO_ERROR_INVALID_VALUE, idx,
-					    "TX descriptor %llu: length %u at offset %llu of buffer %u does not fit "
-					    "(%u buffers registered, max frame %u)",
-					    (unsigned long long)idx, d->len, (unsigned long long)d->buf_off,
-					    d->flags >> GNIO_TX_BUF_SHIFT, p->nbufs, p->max_frame);
-			p->next = ++idx;
-			/* RELEASE(tx.errors): pairs with the kernel's ACQUIRE in
-			 * gnio_gpu_dev_eth_txq_errors(). */
-			__atomic_store_n(&p->sh->errors, p->tx_errors, __ATOMIC_RELEASE);
-			complete(p, p->next);
+			fail_desc(p, GNIO_ERROR_INVALID_VALUE,
+				  "TX descriptor %llu: length %u at offset %llu of buffer %u does not fit "
+				  "(%u buffers registered, max frame %u)",
+				  (unsigned long long)idx, d->len, (unsigned long long)d->buf_off,
+				  d->flags >> GNIO_TX_BUF_SHIFT, p->nbufs, p->max_frame);
+			idx = p->next;
 			work++;
 			continue;
 		}
@@ -137,7 +154,18 @@ unsigned gnio_tx_proxy_step(void *arg)
 			f->data = b->cpu + d->buf_off;
 		} else {
 			f->data = p->stage + (size_t)n * p->max_frame;
-			p->gpu->ops->copy_from_dev(p->gpu, f->data, b->dev + d->buf_off, d->len);
+			if (p->gpu->ops->copy_from_dev(p->gpu, f->data, b->dev + d->buf_off, d->len) != GNIO_SUCCESS) {
+				/* The bytes never reached the host: sending the
+				 * stage would put stale bytes on the wire. */
+				if (n || p->done != p->next)
+					break; /* complete what precedes it first, then read again */
+				fail_desc(p, GNIO_ERROR_DRIVER,
+					  "TX descriptor %llu: reading %u bytes out of device memory failed: %s",
+					  (unsigned long long)idx, d->len, gnio_last_error_msg());
+				idx = p->next;
+				work++;
+				continue;
+			}
 		}
 		f->len = d->len;
 		f->buf_off = d->buf_off;
