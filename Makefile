@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 60
 # what was measured; the floor sits a few points below).
 COVERAGE_MIN ?= 85
 
-.PHONY: all bootstrap configure build demo test test-unit test-sanitize test-tsan lint coverage fuzz bench plots \
+.PHONY: all bootstrap configure build demo test test-unit test-sanitize test-tsan lint coverage fuzz bench plots soak \
 	install clean
 
 all: build
@@ -36,6 +36,13 @@ demo: build
 # a timeout.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The reliability soak on the CPU device: the highest zero-loss rate of the
+# verify app on the sw wire, then SOAK_SECONDS there with every frame checked
+# and the memory sampled (scripts/soak; docs/RELIABILITY.md, "Soak").
+SOAK_SECONDS ?= 600
+soak: build
+	scripts/soak --build $(BUILD) --gpu cpu --duration $(SOAK_SECONDS)
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L unit

@@ -57,6 +57,11 @@ gnio_error_t gnio_gen_cfg_check(const struct gnio_gen_cfg *cfg, char *why, size_
 /* Build frame `seq` into buf; returns its length, 0 if cap is too small. */
 /* @since 0.1 frame_generator: Self-describing frame generator (UDP, TCP, ICMP, ARP, ...) */
 uint32_t gnio_gen_build(const struct gnio_gen_cfg *cfg, uint64_t seq, uint8_t *buf, uint32_t cap);
+/* Every generated frame ends with this 8-byte stamp: the magic, then the low
+ * 48 bits of its sequence number, big endian (gnio/apps/verify.h reads it on
+ * the device). */
+#define GNIO_GEN_STAMP_LEN 8u
+#define GNIO_GEN_STAMP_MAGIC 0x9e6eu
 /* Read the sequence stamp of a generated frame. Errors: NOT_FOUND. */
 gnio_error_t gnio_gen_stamp_read(const uint8_t *frame, uint32_t len, uint64_t *seq);
 /* Read the stamp, rebuild the frame and compare byte for byte.

@@ -53,8 +53,16 @@ static const struct gnio_app app_fwd = {
 	.cuda = CUDA_FN(gnio_app_fwd_cuda),
 };
 
+static const struct gnio_app app_verify = {
+	.name = "verify",
+	.summary = "check every frame is intact generator output, in sequence; optionally hold each batch "
+		   "(a slow consumer) and check it again",
+	.cpu = gnio_app_verify_cpu,
+	.cuda = CUDA_FN(gnio_app_verify_cuda),
+};
+
 static const struct gnio_app *const apps[] = {&app_count, &app_classify, &app_touch, &app_echo,
-					      &app_echo_copy, &app_fwd, NULL};
+					      &app_echo_copy, &app_fwd, &app_verify, NULL};
 
 const struct gnio_app *gnio_app_find(const char *name)
 {

@@ -7,9 +7,10 @@
 #include <string.h>
 #include "apps/apps_priv.h"
 #include "gnio/apps/frame.h"
+#include "gnio/apps/verify.h"
 #include "gnio/device/gnio_dev.h"
 
-enum { APP_COUNT, APP_CLASSIFY, APP_TOUCH, APP_ECHO, APP_ECHO_COPY, APP_FWD };
+enum { APP_COUNT, APP_CLASSIFY, APP_TOUCH, APP_ECHO, APP_ECHO_COPY, APP_FWD, APP_VERIFY };
 
 /* Store running totals; the kernel is the only writer of its stats block. */
 static void publish(struct gnio_app_stats *st, const struct gnio_app_stats *local)
@@ -23,6 +24,12 @@ static void publish(struct gnio_app_stats *st, const struct gnio_app_stats *loca
 	gnio_store_relaxed_u64(&st->digest, local->digest);
 	for (int i = 0; i < GNIO_PROTO_COUNT; i++)
 		gnio_store_relaxed_u64(&st->proto[i], local->proto[i]);
+	gnio_store_relaxed_u64(&st->verify_fail, local->verify_fail);
+	gnio_store_relaxed_u64(&st->seq_first, local->seq_first);
+	gnio_store_relaxed_u64(&st->seq_last, local->seq_last);
+	gnio_store_relaxed_u64(&st->seq_gap, local->seq_gap);
+	gnio_store_relaxed_u64(&st->seq_reorder, local->seq_reorder);
+	gnio_store_relaxed_u64(&st->changed_in_hold, local->changed_in_hold);
 	/* RELEASE(stats.packets) last: a reader that sees the packet count sees
 	 * the totals that go with it. */
 	gnio_store_release_u64(&st->packets, local->packets);
@@ -93,6 +100,48 @@ static void send_copy(const struct gnio_runner_launch *l, const struct gnio_app_
 	s->tx_packets++;
 }
 
+/* verify: check one frame and chain its stamp to the previous frame's
+ * (*prev: -1 when that one had none, or there was none). Returns the frame's
+ * sequence number, -1 when it is not intact. */
+static int64_t verify_one(const uint8_t *pkt, uint32_t len, int64_t *prev, struct gnio_app_stats *s)
+{
+	const int64_t seq = gnio_verify_frame(pkt, len), stamp = gnio_verify_stamp(pkt, len);
+	if (seq < 0)
+		s->verify_fail++;
+	else
+		s->seq_last = (uint64_t)seq;
+	if (stamp >= 0 && *prev >= 0 && stamp > *prev + 1)
+		s->seq_gap += (uint64_t)(stamp - *prev - 1);
+	else if (stamp >= 0 && *prev >= 0 && stamp <= *prev)
+		s->seq_reorder++;
+	*prev = stamp;
+	return seq;
+}
+
+/* verify with a hold: keep the batch as long as a slow consumer would, then
+ * read every frame again. The proxy must not have refilled any slot of a
+ * batch not yet released: each frame must still be intact and carry the
+ * stamp it had. */
+static void verify_hold(const struct gnio_app_args *a, uint64_t first, uint32_t n, uint64_t stamp_sum,
+			struct gnio_app_stats *s)
+{
+	const uint64_t until = gnio_gpu_dev_time_ns() + a->hold_ns;
+	while (gnio_gpu_dev_time_ns() < until)
+		sched_yield();
+	uint64_t again = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *pkt;
+		uint32_t len;
+		gnio_gpu_dev_eth_rxq_get_pkt(a->rxq, first + i, &pkt, &len, NULL);
+		const int64_t seq = gnio_verify_frame(pkt, len);
+		if (seq < 0)
+			s->verify_fail++;
+		again += (uint64_t)(seq + 1) * (i + 1);
+	}
+	if (again != stamp_sum)
+		s->changed_in_hold++;
+}
+
 static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 {
 	const struct gnio_app_args *a = l->user;
@@ -107,8 +156,9 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 	const int latency = kind == APP_ECHO || kind == APP_ECHO_COPY;
 	const uint64_t timeout = latency ? 1 : (a->timeout_ns ? a->timeout_ns : GNIO_APP_DEF_TIMEOUT_NS);
 	unsigned idle = 0;
+	int64_t prev_seq = -1; /* verify: the last frame's stamp */
 
-	if ((kind >= APP_ECHO) && !a->txq)
+	if ((kind == APP_ECHO || kind == APP_ECHO_COPY || kind == APP_FWD) && !a->txq)
 		return GNIO_ERROR_INVALID_VALUE;
 	while (!gnio_gpu_dev_kernel_should_stop(l->ctl)) {
 		gnio_gpu_dev_kernel_heartbeat(l->ctl, ++beat);
@@ -128,6 +178,7 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 			continue;
 		}
 		idle = 0;
+		uint64_t stamp_sum = 0; /* verify: what the hold compares */
 		for (uint32_t i = 0; i < n; i++) {
 			uint8_t *pkt;
 			uint32_t len;
@@ -139,9 +190,18 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 			case APP_ECHO:
 			case APP_FWD: send_in_place(l, a, pkt, len, &local); break;
 			case APP_ECHO_COPY: send_copy(l, a, pkt, len, &local); break;
+			case APP_VERIFY: {
+				const int64_t seq = verify_one(pkt, len, &prev_seq, &local);
+				if (!local.packets && i == 0 && seq >= 0)
+					local.seq_first = (uint64_t)seq;
+				stamp_sum += (uint64_t)(seq + 1) * (i + 1);
+				break;
+			}
 			default: break;
 			}
 		}
+		if (kind == APP_VERIFY && a->hold_ns)
+			verify_hold(a, first, n, stamp_sum, &local);
 		local.packets += n;
 		local.batches++;
 		publish(a->stats, &local);
@@ -159,3 +219,4 @@ gnio_error_t gnio_app_touch_cpu(const struct gnio_runner_launch *l) { return run
 gnio_error_t gnio_app_echo_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_ECHO); }
 gnio_error_t gnio_app_echo_copy_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_ECHO_COPY); }
 gnio_error_t gnio_app_fwd_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_FWD); }
+gnio_error_t gnio_app_verify_cpu(const struct gnio_runner_launch *l) { return run_loop(l, APP_VERIFY); }

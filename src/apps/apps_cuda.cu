@@ -23,6 +23,7 @@
 
 #include "apps_priv.h"
 #include "gnio/apps/frame.h"
+#include "gnio/apps/verify.h"
 #include "gnio/device/gnio_dev.h"
 
 #define SCOPE_THREAD GNIO_APP_SCOPE_THREAD
@@ -35,6 +36,7 @@
 #define APP_TOUCH 3
 #define APP_ECHO_COPY 4
 #define APP_FWD 5
+#define APP_VERIFY 6
 
 #define CTL_EVERY 16u /* busy batches between control passes */
 
@@ -121,6 +123,7 @@ struct app_totals {
 	uint64_t tx_packets, tx_again, errors, last_error, verify_fail;
 	uint64_t proto[GNIO_PROTO_COUNT];
 	uint64_t digest;
+	uint64_t seq_first, seq_last, seq_gap, seq_reorder, changed_in_hold;
 };
 struct app_batch_acc {
 	unsigned long long bytes;
@@ -130,6 +133,9 @@ struct app_batch_acc {
 	unsigned int errors;
 	unsigned int last_error;
 	unsigned int proto[GNIO_PROTO_COUNT];
+	/* verify */
+	unsigned long long seq_gap;
+	unsigned int verify_fail, seq_reorder, changed_in_hold;
 };
 
 __device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const struct app_totals *t, int app)
@@ -152,6 +158,13 @@ __device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const str
 	}
 	if (app == APP_TOUCH)
 		gnio_store_relaxed_u64(&st->digest, t->digest);
+	if (app == APP_VERIFY) {
+		gnio_store_relaxed_u64(&st->seq_first, t->seq_first);
+		gnio_store_relaxed_u64(&st->seq_last, t->seq_last);
+		gnio_store_relaxed_u64(&st->seq_gap, t->seq_gap);
+		gnio_store_relaxed_u64(&st->seq_reorder, t->seq_reorder);
+		gnio_store_relaxed_u64(&st->changed_in_hold, t->changed_in_hold);
+	}
 }
 
 /* The TX ring is full: wait (sleeping, not spinning on reserve) until the
@@ -422,6 +435,68 @@ __device__ __forceinline__ uint32_t touch_frame(const uint8_t *p, uint32_t len, 
 	return x ^ gnio_frame_digest_part(p + done_bytes, len - done_bytes, lane, step);
 }
 
+/*
+ * verify: frame i of the batch, by the thread that owns it. Its stamp is
+ * chained to frame i-1's (read here: 8 bytes) or, for frame 0, to the last
+ * stamp of the previous batch (prev0). Returns the frame's sequence number,
+ * -1 when it is not intact; the owner of the last frame leaves its stamp and
+ * sequence number in *last_stamp / *last_seq.
+ */
+__device__ __forceinline__ int64_t verify_frame_at(const struct gnio_gpu_eth_rxq *q, const struct batch &b,
+						   uint32_t i, int64_t prev0, struct app_batch_acc *acc,
+						   int64_t *last_stamp, int64_t *last_seq)
+{
+	uint8_t *p;
+	uint32_t len;
+	gnio_gpu_dev_eth_rxq_get_pkt(q, b.first + i, &p, &len, nullptr);
+	const int64_t seq = gnio_verify_frame(p, len), stamp = gnio_verify_stamp(p, len);
+	int64_t prev = prev0;
+	if (i > 0) {
+		uint8_t *pp;
+		uint32_t plen;
+		gnio_gpu_dev_eth_rxq_get_pkt(q, b.first + i - 1, &pp, &plen, nullptr);
+		prev = gnio_verify_stamp(pp, plen);
+	}
+	if (seq < 0)
+		atomicAdd(&acc->verify_fail, 1u);
+	if (stamp >= 0 && prev >= 0 && stamp > prev + 1)
+		atomicAdd(&acc->seq_gap, (unsigned long long)(stamp - prev - 1));
+	else if (stamp >= 0 && prev >= 0 && stamp <= prev)
+		atomicAdd(&acc->seq_reorder, 1u);
+	if (i + 1 == b.count) {
+		*last_stamp = stamp;
+		*last_seq = seq;
+	}
+	return seq;
+}
+
+/* verify with a hold: the group keeps the batch hold_ns, then every thread
+ * reads its frames again; the proxy must not have refilled a slot of a batch
+ * not yet released, so each must still be intact with the same stamps. */
+template <int SCOPE>
+__device__ __forceinline__ void verify_hold(const struct gnio_app_args &a, const struct batch &b, uint32_t nthr,
+					    uint64_t stamp_sum, struct app_batch_acc *acc)
+{
+	if (threadIdx.x == 0) {
+		const uint64_t until = gnio_gpu_dev_time_ns() + a.hold_ns;
+		while (gnio_gpu_dev_time_ns() < until)
+			__nanosleep(1000);
+	}
+	group_sync<SCOPE>();
+	uint64_t again = 0;
+	for (uint32_t i = threadIdx.x; i < b.count; i += nthr) {
+		uint8_t *p;
+		uint32_t len;
+		gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &p, &len, nullptr);
+		const int64_t seq = gnio_verify_frame(p, len);
+		if (seq < 0)
+			atomicAdd(&acc->verify_fail, 1u);
+		again += (uint64_t)(seq + 1) * (i + 1);
+	}
+	if (again != stamp_sum)
+		atomicAdd(&acc->changed_in_hold, 1u);
+}
+
 template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_app_args a, struct gnio_kernel_ctl *ctl)
 {
 	__shared__ struct app_totals s_tot;
@@ -430,6 +505,8 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 	__shared__ uint64_t s_ticket;
 	__shared__ int s_res;
 	__shared__ uint64_t s_stored; /* batches covered by the last stats store */
+	__shared__ int64_t s_prev_stamp; /* verify: the last stamp of the previous batch */
+	__shared__ int64_t s_last_stamp, s_last_seq; /* ... and of this one */
 	const uint32_t tid = threadIdx.x;
 	uint64_t hb = 0;
 	long long last_ctl = 0; /* thread 0's */
@@ -448,6 +525,7 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 		memset(&s_tot, 0, sizeof(s_tot));
 		memset(&s_acc, 0, sizeof(s_acc));
 		s_stored = 0;
+		s_prev_stamp = -1;
 	}
 	group_sync<SCOPE>();
 
@@ -483,6 +561,7 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 			send_batch_in_place<SCOPE, SEND>(a, ctl, b, &s_acc);
 		/* Per-batch byte and protocol counts, one frame per thread. */
 		unsigned long long bytes = 0;
+		uint64_t stamp_sum = 0; /* verify: what the hold compares */
 		for (uint32_t i = tid; i < b.count; i += nthr) {
 			uint8_t *p;
 			uint32_t len;
@@ -490,6 +569,17 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 			bytes += len;
 			if (APP == APP_CLASSIFY)
 				atomicAdd(&s_acc.proto[gnio_classify(p, len)], 1u);
+			if (APP == APP_VERIFY) {
+				const int64_t seq =
+					verify_frame_at(a.rxq, b, i, s_prev_stamp, &s_acc, &s_last_stamp, &s_last_seq);
+				if (i == 0 && s_tot.packets == 0 && seq >= 0)
+					s_tot.seq_first = (uint64_t)seq; /* thread 0 owns frame 0 and s_tot */
+				stamp_sum += (uint64_t)(seq + 1) * (i + 1);
+			}
+		}
+		if (APP == APP_VERIFY && a.hold_ns) {
+			group_sync<SCOPE>(); /* every first look done before the hold starts */
+			verify_hold<SCOPE>(a, b, nthr, stamp_sum, &s_acc);
 		}
 		if (APP == APP_TOUCH) {
 			const uint32_t lane = nthr >= 32 ? (tid & 31u) : 0u;
@@ -525,6 +615,17 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 			if (APP == APP_TOUCH) {
 				s_tot.digest ^= s_acc.digest;
 				s_acc.digest = 0;
+			}
+			if (APP == APP_VERIFY) {
+				s_tot.verify_fail += s_acc.verify_fail;
+				s_tot.seq_gap += s_acc.seq_gap;
+				s_tot.seq_reorder += s_acc.seq_reorder;
+				s_tot.changed_in_hold += s_acc.changed_in_hold;
+				if (s_last_seq >= 0)
+					s_tot.seq_last = (uint64_t)s_last_seq;
+				s_prev_stamp = s_last_stamp;
+				s_acc.verify_fail = s_acc.seq_reorder = s_acc.changed_in_hold = 0;
+				s_acc.seq_gap = 0;
 			}
 			if (APP == APP_CLASSIFY) {
 				for (int k = 0; k < GNIO_PROTO_COUNT; k++) {
@@ -633,3 +734,7 @@ extern "C" gnio_error_t gnio_app_echo_copy_cuda(const struct gnio_runner_launch 
 	return launch_app<APP_ECHO_COPY>(l);
 }
 extern "C" gnio_error_t gnio_app_fwd_cuda(const struct gnio_runner_launch *l) { return launch_app<APP_FWD>(l); }
+extern "C" gnio_error_t gnio_app_verify_cuda(const struct gnio_runner_launch *l)
+{
+	return launch_app<APP_VERIFY>(l);
+}

@@ -21,6 +21,7 @@ gnio_error_t gnio_app_touch_cpu(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_echo_cpu(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_echo_copy_cpu(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_fwd_cpu(const struct gnio_runner_launch *l);
+gnio_error_t gnio_app_verify_cpu(const struct gnio_runner_launch *l);
 #ifdef GNIO_HAVE_CUDA
 /* CUDA launchers (apps_cuda.cu) */
 gnio_error_t gnio_app_count_cuda(const struct gnio_runner_launch *l);
@@ -29,6 +30,7 @@ gnio_error_t gnio_app_touch_cuda(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_echo_cuda(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_echo_copy_cuda(const struct gnio_runner_launch *l);
 gnio_error_t gnio_app_fwd_cuda(const struct gnio_runner_launch *l);
+gnio_error_t gnio_app_verify_cuda(const struct gnio_runner_launch *l);
 #endif
 
 #ifdef __cplusplus

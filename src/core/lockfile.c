@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* src/core/lockfile.c - exclusive lock files removed by their owner (see
  * lockfile.h for the unlink/flock race this guards against). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,4 +54,33 @@ void gnio_lockfile_release(struct gnio_lockfile *lf)
 	unlink(lf->path);
 	close(lf->fd);
 	lf->fd = -1;
+}
+
+unsigned gnio_lockfile_sweep(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	unsigned removed = 0;
+	const size_t plen = strlen(prefix);
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		if (strncmp(e->d_name, prefix, plen) || n < 5 || strcmp(e->d_name + n - 5, ".lock"))
+			continue;
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		/* Locked by us: nobody owns it (a live owner keeps its flock), so
+		 * remove it as its owner would have, under the lock, if the name
+		 * still names what we locked. */
+		struct stat held, named;
+		if (!flock(fd, LOCK_EX | LOCK_NB) && !fstat(fd, &held) && !stat(path, &named) &&
+		    held.st_dev == named.st_dev && held.st_ino == named.st_ino && !unlink(path))
+			removed++;
+		close(fd);
+	}
+	closedir(d);
+	return removed;
 }

@@ -31,4 +31,9 @@ enum gnio_lockfile_result gnio_lockfile_take(struct gnio_lockfile *lf, const cha
 /* Remove the file and release the lock. Harmless on a lock not held. */
 void gnio_lockfile_release(struct gnio_lockfile *lf);
 
+/* Remove the lock files in dir named prefix*.lock that no live process
+ * holds: those a killed owner left behind (a SIGKILL cannot run the
+ * release). Returns how many went. */
+unsigned gnio_lockfile_sweep(const char *dir, const char *prefix);
+
 #endif

@@ -35,8 +35,8 @@
 #define TCP_HLEN 20u
 #define ICMP_HLEN 8u
 #define ARP_LEN 28u
-#define STAMP_LEN 8u
-#define STAMP_MAGIC 0x9e6eu
+#define STAMP_LEN GNIO_GEN_STAMP_LEN
+#define STAMP_MAGIC GNIO_GEN_STAMP_MAGIC
 #define STAMP_SEQ_MASK ((1ull << 48) - 1)
 
 #define IP_ID_OFF (ETH_HLEN + 4)

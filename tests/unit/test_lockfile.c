@@ -86,6 +86,40 @@ static void test_killed_owner(void **state)
 	close(ready[1]);
 }
 
+/* Files killed owners left are swept; a live owner's file and files of
+ * other names stay. */
+static void test_sweep(void **state)
+{
+	(void)state;
+	char held[128], stale1[128], stale2[128], other[128];
+	snprintf(held, sizeof(held), "%s/sw-held.lock", dir);
+	snprintf(stale1, sizeof(stale1), "%s/sw-stale1.lock", dir);
+	snprintf(stale2, sizeof(stale2), "%s/sw-stale2.lock", dir);
+	snprintf(other, sizeof(other), "%s/other-stale.lock", dir);
+	struct gnio_lockfile a, k1, k2, k3;
+	assert_int_equal(gnio_lockfile_take(&a, held), GNIO_LOCKFILE_TAKEN);
+	/* stale: taken, then the owner "dies" without its release */
+	assert_int_equal(gnio_lockfile_take(&k1, stale1), GNIO_LOCKFILE_TAKEN);
+	assert_int_equal(gnio_lockfile_take(&k2, stale2), GNIO_LOCKFILE_TAKEN);
+	assert_int_equal(gnio_lockfile_take(&k3, other), GNIO_LOCKFILE_TAKEN);
+	close(k1.fd);
+	close(k2.fd);
+	close(k3.fd);
+	assert_int_equal(gnio_lockfile_sweep(dir, "sw-"), 2);
+	assert_false(exists(stale1));
+	assert_false(exists(stale2));
+	assert_true(exists(held));  /* a live owner keeps it */
+	assert_true(exists(other)); /* not this prefix */
+	assert_int_equal(gnio_lockfile_sweep(dir, "sw-"), 0);
+	/* the owner still holds a working lock */
+	struct gnio_lockfile b;
+	assert_int_equal(gnio_lockfile_take(&b, held), GNIO_LOCKFILE_BUSY);
+	gnio_lockfile_release(&a);
+	assert_false(exists(held));
+	unlink(other);
+	assert_int_equal(gnio_lockfile_sweep("/nonexistent-gnio-dir", "sw-"), 0);
+}
+
 static void test_missing_dir(void **state)
 {
 	(void)state;
@@ -155,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_exclusive_and_removed),
 		cmocka_unit_test(test_killed_owner),
 		cmocka_unit_test(test_missing_dir),
+		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_no_two_owners_under_churn),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

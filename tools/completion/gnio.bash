@@ -8,7 +8,7 @@
 # checks that every flag --help lists is here).
 _gnio_flags_run='--duration --wire --gpu --app --size --proto --rate --count --queues --ring
 	--burst --batch --flow-control --poll --mem --recv-scope --send-scope --threads --json --quiet --help
-	--config --check-config --metrics --metrics-hold --poll --flow --rss --cpus --user'
+	--config --check-config --metrics --metrics-hold --poll --flow --rss --cpus --user --hold-us'
 _gnio_flags_gen='--wire --count --proto --size --rate --queue --flows --first-seq --burst --json --help'
 _gnio_flags_sink='--wire --duration --count --idle --verify --proto --size --flows --first-seq
 	--max-frame --queue --flow --json --help'
@@ -90,7 +90,7 @@ _gnio()
 			cands=$(_gnio_devices)
 			[ "$verb" = debug ] && cands="$cands cuda"
 			[ "$verb" = run ] && cands="$cands auto" ;;
-		--app) cands='count classify touch echo echo-copy fwd' ;;
+		--app) cands='count classify touch echo echo-copy fwd verify' ;;
 		--proto)
 			if [ "$verb" = gen ] || [ "$verb" = sink ]; then
 				cands='udp dns tcp tcp-syn tcp-ack tcp-fin http icmp arp mix'
@@ -106,7 +106,7 @@ _gnio()
 		--config | --save | --snapshot | --pcap) cands=$(compgen -f -- "$cur") ;;
 		--evidence | --capture | --compare) cands=$(compgen -d -- "$cur") ;;
 		--duration | --size | --rate | --count | --queues | --ring | --burst | --batch | \
-			--threads | --metrics | --metrics-hold | --poll | --cpus | --queue | --flows | \
+			--threads | --metrics | --metrics-hold | --poll | --cpus | --queue | --flows | --hold-us | \
 			--first-seq | --idle | --max-frame | --loop | --deadline)
 			return 0 ;; # a value gnio cannot guess
 		*)

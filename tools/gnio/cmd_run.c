@@ -122,7 +122,7 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 		s->args[i] = (struct gnio_app_args){
 			.rxq = s->q[i].rxh, .txq = s->q[i].txh, .stats = s->q[i].user_mem_gpu,
 			.max_batch = o->batch, .timeout_ns = 200000, .blocks = 1, .threads = o->threads,
-			.recv_scope = o->recv_scope, .send_scope = o->send_scope,
+			.recv_scope = o->recv_scope, .send_scope = o->send_scope, .hold_ns = o->hold_us * 1000,
 		};
 	}
 	/* Say which device and why only once the wire is known good, so that a
@@ -229,6 +229,10 @@ static void collect(struct run_state *s, struct run_result *r)
 		r->ks.tx_packets += k->tx_packets;
 		r->ks.tx_again += k->tx_again;
 		r->ks.digest ^= k->digest;
+		r->ks.verify_fail += k->verify_fail;
+		r->ks.seq_gap += k->seq_gap;
+		r->ks.seq_reorder += k->seq_reorder;
+		r->ks.changed_in_hold += k->changed_in_hold;
 		for (int p = 0; p < GNIO_PROTO_COUNT; p++)
 			r->ks.proto[p] += k->proto[p];
 	}
@@ -258,6 +262,27 @@ static void collect(struct run_state *s, struct run_result *r)
 	}
 }
 
+/* verify: reconcile each queue's drops with the gaps in what it saw. */
+static void verify_books(const struct run_state *s, struct run_result *r)
+{
+	r->verify_reconciled = s->peer && !r->has_flow;
+	for (unsigned i = 0; r->verify_reconciled && i < s->nq; i++) {
+		struct gnio_sw_peer_stats ps;
+		if (gnio_sw_peer_get_stats(s->peer, (uint16_t)i, &ps) != GNIO_SUCCESS) {
+			r->verify_reconciled = 0;
+			break;
+		}
+		const struct gnio_app_stats *k = &r->qks[i];
+		const uint64_t first = s->o->gen.first_seq & ((1ull << 48) - 1);
+		uint64_t missing = ps.offered; /* nothing delivered: all of them */
+		if (k->packets)
+			missing = k->seq_gap + (k->seq_first - first) + (first + ps.offered - 1 - k->seq_last);
+		const uint64_t dropped = r->fin.rx[i].dropped_total;
+		r->verify_unaccounted += dropped > missing ? dropped - missing : missing - dropped;
+	}
+	r->verify_ok = !r->ks.verify_fail && !r->ks.seq_reorder && !r->ks.changed_in_hold && !r->verify_unaccounted;
+}
+
 static void teardown(struct run_state *s)
 {
 	run_drain_stop(&s->drain);
@@ -268,9 +293,38 @@ static void teardown(struct run_state *s)
 		s->pl = NULL;
 }
 
+static const char *teardown_caps(const struct run_opts *o)
+{
+	char kind[16];
+	snprintf(kind, sizeof(kind), "%.*s", (int)strcspn(o->wire, ":"), o->wire);
+	return privdrop_teardown_caps(kind);
+}
+
+/* --user: everything that needs privileges is open; give them up but for
+ * what the wire's teardown needs. Returns 1 when that failed. */
+static int drop_privileges(const struct run_opts *o)
+{
+	char why[256];
+	const char *keep = teardown_caps(o);
+	if (privdrop_apply(&o->user_id, keep, why, sizeof(why))) {
+		fprintf(stderr, "gnio run: --user %s: %s; stopping\n", o->user, why);
+		return 1;
+	}
+	step_log(o->quiet, "running as %s (uid %u), capabilities kept: %s", o->user_id.name, (unsigned)o->user_id.uid,
+		 *keep ? keep : "none");
+	return 0;
+}
+
 static int run(const struct run_opts *opts)
 {
 	const struct run_opts o = *opts;
+	if (o.user) {
+		char why[256];
+		if (privdrop_prepare(teardown_caps(&o), why, sizeof(why))) {
+			fprintf(stderr, "gnio run: --user %s: %s\n", o.user, why);
+			return GNIO_EXIT_ENV;
+		}
+	}
 	static struct run_state s; /* large; one run per process */
 	memset(&s, 0, sizeof(s));
 	s.o = &o;
@@ -289,6 +343,13 @@ static int run(const struct run_opts *opts)
 		teardown(&s);
 		return rc;
 	}
+	/* Without its privileges a real wire cannot start again: the
+	 * rollback's step 5 then only checks that the queues stopped. */
+	if (o.user && (!strncmp(o.wire, "afxdp:", 6) || !strncmp(o.wire, "afpacket:", 9)))
+		gnio_pipeline_set_trial_start(s.pl, 0);
+	int priv_failed = o.user && drop_privileges(&o);
+	if (priv_failed)
+		run_stop_requested = 1; /* fail closed: stop at once, still roll back */
 	run_metrics_live(&s);
 
 	struct run_live lv;
@@ -312,15 +373,23 @@ static int run(const struct run_opts *opts)
 	unsigned next_step = 0;
 	gnio_rollback_get_next_step(gnio_pipeline_get_rollback(s.pl), &next_step);
 	if (rerr == GNIO_ERROR_TIME_OUT || next_step < GNIO_ROLLBACK_DONE) {
-		/* Failed closed: what the kernels may still touch stays allocated. */
-		fprintf(stderr, "gnio run: rollback stopped at step %u (%s); memory left allocated on purpose "
-			"(see docs/rollback.md)\n", next_step, gnio_error_get_name(rerr));
+		/* Failed closed: what the kernels may still touch stays allocated
+		 * (before step 5; step 5 only re-verifies what is already freed). */
+		if (next_step == 5)
+			fprintf(stderr, "gnio run: rollback stopped at step 5, the re-verify (%s): everything is freed, "
+				"the queues were not shown restartable (see docs/rollback.md)\n", gnio_error_get_name(rerr));
+		else
+			fprintf(stderr, "gnio run: rollback stopped at step %u (%s); memory left allocated on purpose "
+				"(see docs/rollback.md)\n", next_step, gnio_error_get_name(rerr));
 		run_metrics_stop(&s, 0);
 		return GNIO_EXIT_FAIL;
 	}
 	run_drain_stop(&s.drain);
 	r.peer_received = s.drain.received;
 	collect(&s, &r);
+	const int verify = !strcmp(o.app->name, "verify");
+	if (verify)
+		verify_books(&s, &r); /* needs the sw peer's counts: before the teardown */
 	run_metrics_freeze(&s, &r.fin); /* the last scrape agrees with the summary */
 	teardown(&s);
 	step_log(quiet_steps, "wire and device closed");
@@ -345,7 +414,13 @@ static int run(const struct run_opts *opts)
 	run_metrics_stop(&s, 1);
 	if (lv.wire_failed)
 		return GNIO_EXIT_ENV;
-	return lv.kernel_failed || !r.balanced || !r.consumed ? GNIO_EXIT_FAIL : GNIO_EXIT_OK;
+	if (verify && !r.verify_ok)
+		fprintf(stderr, "gnio run: verify: %llu frames not intact, %llu out of order, %llu groups changed while "
+			"held, %llu drops not seen as gaps\n", (unsigned long long)r.ks.verify_fail,
+			(unsigned long long)r.ks.seq_reorder, (unsigned long long)r.ks.changed_in_hold,
+			(unsigned long long)r.verify_unaccounted);
+	return priv_failed || lv.kernel_failed || !r.balanced || !r.consumed || (verify && !r.verify_ok)
+		       ? GNIO_EXIT_FAIL : GNIO_EXIT_OK;
 }
 
 int gnio_cmd_run(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include "gnio/impl/atomics.h"
 #include "metrics.h"
 #include "flowreport.h"
+#include "privdrop.h"
 
 #define RUN_MAX_QUEUES 16
 #define RUN_MAX_FLOW_RULES 256
@@ -32,7 +33,7 @@ enum run_opt {
 	RUN_OPT_RATE, RUN_OPT_COUNT, RUN_OPT_QUEUES, RUN_OPT_RING, RUN_OPT_BURST, RUN_OPT_BATCH,
 	RUN_OPT_FLOW_CONTROL, RUN_OPT_MEM, RUN_OPT_RECV_SCOPE, RUN_OPT_SEND_SCOPE, RUN_OPT_THREADS,
 	RUN_OPT_POLL, RUN_OPT_FLOW, RUN_OPT_FLOW_FILE, RUN_OPT_RSS, RUN_OPT_CPUS, RUN_OPT_METRICS, RUN_OPT_METRICS_HOLD,
-	RUN_OPT_JSON, RUN_OPT_QUIET, RUN_OPT_COUNT_
+	RUN_OPT_HOLD_US, RUN_OPT_USER, RUN_OPT_JSON, RUN_OPT_QUIET, RUN_OPT_COUNT_
 };
 
 /* Where an option's value came from, so that an error names it: the flag
@@ -68,6 +69,9 @@ struct run_opts {
 	int recv_scope;   /* GNIO_APP_SCOPE_* */
 	int send_scope;   /* GNIO_APP_SCOPE_*, -1: the app's default */
 	uint32_t threads;
+	uint64_t hold_us;        /* --hold-us: the verify app holds each batch that long */
+	const char *user;        /* --user NAME: become NAME once set up (privdrop.c) */
+	struct privdrop user_id; /* ... looked up by run_opts_check */
 	uint32_t queues;
 	int poll;                /* enum run_poll */
 	const char *metrics;     /* --metrics ADDR:PORT; NULL: no endpoint */
@@ -205,6 +209,12 @@ struct run_result {
 	int offered_from_generator;
 	int balanced, consumed;
 	int has_flow;                                 /* --flow, config flow: or --rss */
+	/* verify app: with the sw generator and no steering each queue sees one
+	 * generator's frames in order, so every frame it dropped is a gap
+	 * between stamps, before the first or after the last one delivered */
+	int verify_reconciled;
+	uint64_t verify_unaccounted;                  /* drops not seen as such: 0 */
+	int verify_ok;                                /* nothing failed, reordered or unaccounted */
 };
 
 extern volatile sig_atomic_t run_stop_requested;

@@ -35,7 +35,10 @@ static void usage(FILE *f)
 		"                    classify: per-protocol counts; touch: read every payload byte;\n"
 		"                    echo: send each frame back in place at once (latency);\n"
 		"                    echo-copy: the same through a copy into the TX pool;\n"
-		"                    fwd: l2fwd, MACs swapped, sent back in place in batches\n"
+		"                    fwd: l2fwd, MACs swapped, sent back in place in batches;\n"
+		"                    verify: every frame intact generator output, in sequence\n"
+		"  --hold-us N       verify: hold each batch N us, then check it again (a consumer\n"
+		"                    slower than the wire; default 0)\n"
 		"  --size N          generated frame size in bytes, 60..9216 (default 64)\n"
 		"  --proto P         udp (default), dns, tcp, http, icmp, arp, mix\n"
 		"  --rate PPS        generator rate per queue; 0 = as fast as the kernel takes (default 0)\n"
@@ -65,6 +68,8 @@ static void usage(FILE *f)
 		"                    127.0.0.1; port 0 picks a free one; docs/metrics.md)\n"
 		"  --metrics-hold S  after the run, keep serving the final counters S seconds\n"
 		"                    (default 0) so a last scrape sees them; a signal ends it\n"
+		"  --user NAME       once the wire and kernels are up, become user NAME and keep\n"
+		"                    only the capabilities the wire's teardown needs (docs/wires.md)\n"
 		"  --json            print one JSON object as the last line of stdout\n"
 		"  --quiet           no live lines\n"
 		"Exit: 0 ok, 1 failure, 2 usage, 3 environment (device, wire or file missing).\n");
@@ -86,7 +91,7 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_WIRE] = {"wire", 1, "a wire spec: sw:NAME, null:NAME, afxdp:IFACE[@Q], afpacket:IFACE or pcap:FILE",
 			  0},
 	[RUN_OPT_GPU] = {"gpu", 1, "a PCIe bus id, a comma-separated list of them, cpu, or auto (the best device present)", 0},
-	[RUN_OPT_APP] = {"app", 1, "an app: count, classify, touch, echo, echo-copy or fwd", 0},
+	[RUN_OPT_APP] = {"app", 1, "an app: count, classify, touch, echo, echo-copy, fwd or verify", 0},
 	[RUN_OPT_SIZE] = {"size", 1, "frame bytes, 60..9216", U32},
 	[RUN_OPT_PROTO] = {"proto", 1, "a protocol: udp, dns, tcp, http, icmp, arp or mix", 0},
 	[RUN_OPT_RATE] = {"rate", 1, "frames per second per queue; 0: as fast as the kernel takes", UINT64_MAX},
@@ -107,6 +112,8 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_CPUS] = {"cpus", 1, "a CPU list such as 2-5,8 (queue i's proxies on the (i % n)-th)", 0},
 	[RUN_OPT_METRICS] = {"metrics", 1, "ADDR:PORT, [IPV6]:PORT or PORT (loopback)", 0},
 	[RUN_OPT_METRICS_HOLD] = {"metrics-hold", 1, "a number of seconds >= 0", 0},
+	[RUN_OPT_HOLD_US] = {"hold-us", 1, "microseconds the verify app holds each batch", 60000000},
+	[RUN_OPT_USER] = {"user", 1, "a user name or uid to run as once set up", 0},
 	[RUN_OPT_JSON] = {"json", 0, "true or false", 0},
 	[RUN_OPT_QUIET] = {"quiet", 0, "true or false", 0},
 };
@@ -273,6 +280,7 @@ static int set_number(struct run_opts *o, enum run_opt id, const char *val)
 	case RUN_OPT_BURST: o->burst = (uint32_t)v; break;
 	case RUN_OPT_BATCH: o->batch = (uint32_t)v; break;
 	case RUN_OPT_THREADS: o->threads = (uint32_t)v; break;
+	case RUN_OPT_HOLD_US: o->hold_us = v; break;
 	default: break;
 	}
 	return 0;
@@ -295,6 +303,7 @@ int run_opt_set(struct run_opts *o, enum run_opt id, const char *val, const stru
 	case RUN_OPT_WIRE: o->wire = val; return 0;
 	case RUN_OPT_GPU: o->gpu = !strcmp(val, "auto") ? NULL : val; return 0;
 	case RUN_OPT_METRICS: o->metrics = val; return 0;
+	case RUN_OPT_USER: o->user = val; return 0;
 	case RUN_OPT_FLOW_FILE: o->flow_file = val; return 0;
 	case RUN_OPT_CPUS:
 		if (parse_cpus(val, o->cpu_list, &o->ncpus))
@@ -400,6 +409,12 @@ const char *run_opt_text(const struct run_opts *o, enum run_opt id, char *buf, s
 	case RUN_OPT_BURST: n = o->burst; break;
 	case RUN_OPT_BATCH: n = o->batch; break;
 	case RUN_OPT_THREADS: n = o->threads; break;
+	case RUN_OPT_HOLD_US:
+		if (!o->hold_us)
+			return NULL;
+		n = o->hold_us;
+		break;
+	case RUN_OPT_USER: return o->user;
 	case RUN_OPT_FLOW_CONTROL: return o->flow_control < 0 ? "auto" : o->flow_control ? "on" : "off";
 	case RUN_OPT_MEM: return o->mem_name;
 	case RUN_OPT_RECV_SCOPE: return scope_name(o->recv_scope);
@@ -460,6 +475,23 @@ int run_opts_check(struct run_opts *o)
 		return GNIO_EXIT_USAGE;
 	}
 	o->app = gnio_app_find(o->app_name);
+	if (o->hold_us && strcmp(o->app_name, "verify")) {
+		fprintf(stderr, "gnio run: %s: only the verify app holds its batches (--app verify)\n",
+			run_opt_where(o, RUN_OPT_HOLD_US, where, sizeof(where)));
+		return GNIO_EXIT_USAGE;
+	}
+	if (o->user) {
+		char why[192];
+		if (privdrop_resolve(o->user, &o->user_id, why, sizeof(why))) {
+			fprintf(stderr, "gnio run: %s: %s\n", run_opt_where(o, RUN_OPT_USER, where, sizeof(where)), why);
+			return GNIO_EXIT_USAGE;
+		}
+		if (!o->check_config && !privdrop_possible()) {
+			fprintf(stderr, "gnio run: %s %s: switching users needs root (or CAP_SETUID and CAP_SETGID)\n",
+				run_opt_where(o, RUN_OPT_USER, where, sizeof(where)), o->user);
+			return GNIO_EXIT_ENV;
+		}
+	}
 	/* Sending at the receive scope keeps the frames in order. */
 	if (o->send_scope < 0)
 		o->send_scope = o->recv_scope;

@@ -70,6 +70,14 @@ void run_report_text(const struct run_state *s, const struct run_live *lv, const
 				printf(" %s=%llu", gnio_proto_name(i), (unsigned long long)r->ks.proto[i]);
 		printf("\n");
 	}
+	if (!strcmp(o->app->name, "verify")) {
+		printf("  verify          %llu not intact, %llu out of order, %llu changed while held (hold %llu us)\n",
+		       (unsigned long long)r->ks.verify_fail, (unsigned long long)r->ks.seq_reorder,
+		       (unsigned long long)r->ks.changed_in_hold, (unsigned long long)o->hold_us);
+		if (r->verify_reconciled)
+			printf("                  %llu missing between stamps; drops not seen as gaps: %llu\n",
+			       (unsigned long long)r->ks.seq_gap, (unsigned long long)r->verify_unaccounted);
+	}
 	printf("  books           offered %s rx_packets + dropped%s\n", r->balanced ? "==" : "!=",
 	       r->consumed ? "; every delivered frame processed" : "; KERNEL MISSED FRAMES");
 }
@@ -134,6 +142,18 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	json_u64(&j, "kernel_errors", r->ks.errors);
 	if (!strcmp(o->app->name, "touch"))
 		json_u64(&j, "digest", r->ks.digest);
+	if (!strcmp(o->app->name, "verify")) {
+		json_obj_begin(&j, "verify");
+		json_u64(&j, "not_intact", r->ks.verify_fail);
+		json_u64(&j, "out_of_order", r->ks.seq_reorder);
+		json_u64(&j, "changed_in_hold", r->ks.changed_in_hold);
+		json_u64(&j, "hold_us", o->hold_us);
+		json_u64(&j, "seq_gap", r->ks.seq_gap);
+		json_bool(&j, "reconciled", r->verify_reconciled);
+		json_u64(&j, "unaccounted", r->verify_unaccounted);
+		json_bool(&j, "ok", r->verify_ok);
+		json_obj_end(&j);
+	}
 	json_bool(&j, "balanced", r->balanced);
 	json_arr_begin(&j, "per_queue");
 	for (unsigned i = 0; i < s->nq; i++) {

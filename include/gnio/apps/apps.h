@@ -14,6 +14,10 @@
  *   echo-copy  the same, copying each frame into the TX pool (the slot-style
  *              send), for comparison
  *   fwd        l2fwd: swaps MACs and sends in place, in batches (throughput)
+ *   verify     checks every frame is intact generator output (stamp and
+ *              checksums, gnio/apps/verify.h) and in sequence; with hold_ns,
+ *              holds each batch that long and checks it again before
+ *              releasing it (a consumer slower than the wire)
  */
 #ifndef GNIO_APPS_APPS_H
 #define GNIO_APPS_APPS_H
@@ -44,6 +48,13 @@ struct gnio_app_stats {
 	uint64_t verify_fail;  /* frames whose content did not check out */
 	uint64_t digest;       /* touch app: XOR of every 32-bit payload word read */
 	uint64_t proto[GNIO_PROTO_COUNT];
+	/* verify app: each frame's stamp is compared with the one delivered
+	 * just before it on the queue (both intact). */
+	uint64_t seq_first;    /* stamp (48 bits) of the first frame delivered */
+	uint64_t seq_last;     /* stamp of the last frame delivered */
+	uint64_t seq_gap;      /* frames missing between consecutive stamps */
+	uint64_t seq_reorder;  /* frames whose stamp was not above the previous one */
+	uint64_t changed_in_hold; /* frame groups whose stamps changed while held: 0 */
 };
 
 /* Execution scopes of the apps' receive and send (the values of
@@ -66,6 +77,9 @@ struct gnio_app_args {
 	 * arrival order; THREAD sends from a WARP or BLOCK receive reserve one
 	 * descriptor per thread, in whatever order the threads get there. */
 	int send_scope;
+	/* verify app: hold each batch this long (ns), then check it again,
+	 * before the next recv releases it. 0: no hold. */
+	uint64_t hold_ns;
 };
 
 struct gnio_app {
@@ -81,7 +95,7 @@ struct gnio_app {
 };
 
 /* NULL when there is no app of that name. */
-/* @since 0.2 builtin_apps: Built-in apps (count, classify, touch, echo, echo-copy, fwd) as a library table */
+/* @since 0.2 builtin_apps: Built-in apps (count, classify, touch, echo, echo-copy, fwd, verify) as a library table */
 const struct gnio_app *gnio_app_find(const char *name);
 /* NULL-terminated list of all apps. */
 const struct gnio_app *const *gnio_app_list(void);

@@ -262,6 +262,9 @@ static enum gnio_lockfile_result take_lock(struct gnio_lockfile *lf, int ifindex
 	if (stat("/proc/self/ns/net", &st))
 		st.st_ino = 0;
 	mkdir("/run/gnio", 0755);
+	/* Owners killed on other interfaces and in other namespaces leave
+	 * theirs: the next taker clears them, so the directory stays small. */
+	gnio_lockfile_sweep("/run/gnio", "afxdp-");
 	snprintf(path, sizeof(path), "/run/gnio/afxdp-%lu-%d.lock", (unsigned long)st.st_ino, ifindex);
 	r = gnio_lockfile_take(lf, path);
 	if (r == GNIO_LOCKFILE_NO_FILE) {
