@@ -204,14 +204,20 @@ struct run_rb {
 	struct run_state *s;
 	int quiet;
 	struct run_result *r;
+	int copied; /* the kernels' counters are out */
 };
 
 static void run_rb_step(void *user, unsigned step, gnio_error_t err, const char *text)
 {
 	struct run_rb *rb = user;
-	if (step == 1 && err != GNIO_ERROR_TIME_OUT)
+	/* Several GPUs: every kernel has stopped before the first GPU's step
+	 * 1, and each GPU's step 4 frees its queues' counters, so copy them
+	 * all then, once; a later GPU's step 1 would read freed memory. */
+	if (step == 1 && err != GNIO_ERROR_TIME_OUT && !rb->copied) {
 		for (unsigned i = 0; i < rb->s->nq; i++)
 			rb->r->qks[i] = *rb->s->stats[i];
+		rb->copied = 1;
+	}
 	if (err && err != GNIO_ERROR_SKIPPED)
 		step_log(0, "rollback %u/5: %s: %s", step, gnio_error_get_name(err), text);
 	else
@@ -368,7 +374,7 @@ static int run(const struct run_opts *opts)
 	/* Offered counts stop moving once the generators are detached. */
 	uint64_t offered_gen = s.peer ? run_sum_offered(&s) : 0;
 	int quiet_steps = o.quiet || o.json;
-	struct run_rb rb = {&s, quiet_steps, &r};
+	struct run_rb rb = {&s, quiet_steps, &r, 0};
 	gnio_error_t rerr = gnio_pipeline_rollback(s.pl, 5000, run_rb_step, &rb);
 	unsigned next_step = 0;
 	gnio_rollback_get_next_step(gnio_pipeline_get_rollback(s.pl), &next_step);
