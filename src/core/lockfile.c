@@ -15,12 +15,19 @@
  * our flock each time; a bound keeps a pathological case from spinning. */
 #define TAKE_TRIES 1000
 
+/* Does path still name the file open at fd (nobody unlinked or replaced it)? */
+static int still_named(int fd, const char *path)
+{
+	struct stat held, named;
+	return fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_dev == named.st_dev &&
+	       held.st_ino == named.st_ino;
+}
+
 enum gnio_lockfile_result gnio_lockfile_take(struct gnio_lockfile *lf, const char *path)
 {
 	lf->fd = -1;
 	snprintf(lf->path, sizeof(lf->path), "%s", path);
 	for (int i = 0; i < TAKE_TRIES; i++) {
-		struct stat held, named;
 		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return GNIO_LOCKFILE_NO_FILE;
@@ -33,8 +40,7 @@ enum gnio_lockfile_result gnio_lockfile_take(struct gnio_lockfile *lf, const cha
 			return GNIO_LOCKFILE_NO_FILE;
 		}
 		/* Locked; but is it still the file under this name? */
-		if (fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_dev == named.st_dev &&
-		    held.st_ino == named.st_ino) {
+		if (still_named(fd, path)) {
 			lf->fd = fd;
 			return GNIO_LOCKFILE_TAKEN;
 		}
@@ -75,9 +81,7 @@ unsigned gnio_lockfile_sweep(const char *dir, const char *prefix)
 		/* Locked by us: nobody owns it (a live owner keeps its flock), so
 		 * remove it as its owner would have, under the lock, if the name
 		 * still names what we locked. */
-		struct stat held, named;
-		if (!flock(fd, LOCK_EX | LOCK_NB) && !fstat(fd, &held) && !stat(path, &named) &&
-		    held.st_dev == named.st_dev && held.st_ino == named.st_ino && !unlink(path))
+		if (!flock(fd, LOCK_EX | LOCK_NB) && still_named(fd, path) && !unlink(path))
 			removed++;
 		close(fd);
 	}

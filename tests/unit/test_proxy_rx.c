@@ -48,15 +48,6 @@ struct rx_fix {
 	unsigned hold_users;
 };
 
-static void *zalloc_line(size_t size)
-{
-	size_t sz = (size + GNIO_LINE - 1) / GNIO_LINE * GNIO_LINE;
-	void *p = aligned_alloc(GNIO_LINE, sz);
-	assert_non_null(p);
-	memset(p, 0, sz);
-	return p;
-}
-
 static void on_event(void *user, const struct gnio_pe_event *ev)
 {
 	struct rx_fix *f = user;
@@ -79,14 +70,14 @@ static struct rx_fix *rx_fix_new(const struct rx_cfg *cfg)
 
 	uint32_t slots = cfg->zero_copy ? cfg->pool_slots : cfg->size;
 	size_t pool_size = (size_t)slots * cfg->slot;
-	f->pool = zalloc_line(pool_size);
-	f->hold = zalloc_line((size_t)slots * sizeof(*f->hold));
+	f->pool = test_zalloc_line(pool_size);
+	f->hold = test_zalloc_line((size_t)slots * sizeof(*f->hold));
 	f->hold_users = cfg->holds ? 1 : 0;
 
-	f->q.sh = zalloc_line(sizeof(*f->q.sh));
-	f->q.lc = zalloc_line(sizeof(*f->q.lc));
-	f->q.cqe = zalloc_line((size_t)cfg->size * sizeof(*f->q.cqe));
-	f->q.meta = zalloc_line((size_t)cfg->size * sizeof(*f->q.meta));
+	f->q.sh = test_zalloc_line(sizeof(*f->q.sh));
+	f->q.lc = test_zalloc_line(sizeof(*f->q.lc));
+	f->q.cqe = test_zalloc_line((size_t)cfg->size * sizeof(*f->q.cqe));
+	f->q.meta = test_zalloc_line((size_t)cfg->size * sizeof(*f->q.meta));
 	f->q.pool = f->pool;
 	f->q.pool_size = pool_size;
 	f->q.size = cfg->size;
@@ -120,7 +111,7 @@ static struct rx_fix *rx_fix_new(const struct rx_cfg *cfg)
 		 * mirror, the consumer reads the device pool */
 		f->g = fake_gpu_new();
 		assert_non_null(f->g);
-		f->mirror = zalloc_line(pool_size);
+		f->mirror = test_zalloc_line(pool_size);
 		p->gpu = &f->g->gpu;
 		p->pool_cpu = f->mirror;
 		p->pool_dev = f->pool;

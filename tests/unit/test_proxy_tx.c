@@ -49,15 +49,6 @@ struct tx_fix {
 
 static const uint64_t buf_size[3] = {HOST_SIZE, (uint64_t)POOL_ELEM * POOL_ELEMS, DEV_SIZE};
 
-static void *zalloc_line(size_t size)
-{
-	size_t sz = (size + GNIO_LINE - 1) / GNIO_LINE * GNIO_LINE;
-	void *p = aligned_alloc(GNIO_LINE, sz);
-	assert_non_null(p);
-	memset(p, 0, sz);
-	return p;
-}
-
 static void on_event(void *user, const struct gnio_pe_event *ev)
 {
 	struct tx_fix *f = user;
@@ -86,15 +77,15 @@ static struct tx_fix *tx_fix_new(unsigned wire_features)
 	assert_ok(gnio_pe_set_event_cb(f->pe, on_event, f));
 	assert_ok(gnio_pe_connect_ctx(f->pe, &f->ctx));
 	for (uint32_t b = 0; b < 3; b++) {
-		f->mem[b] = zalloc_line(buf_size[b]);
+		f->mem[b] = test_zalloc_line(buf_size[b]);
 		for (uint64_t o = 0; o < buf_size[b]; o++)
 			f->mem[b][o] = content(b, o);
 	}
-	f->hold = zalloc_line(POOL_ELEMS * sizeof(*f->hold));
+	f->hold = test_zalloc_line(POOL_ELEMS * sizeof(*f->hold));
 
-	f->q.sh = zalloc_line(sizeof(*f->q.sh));
-	f->q.lc = zalloc_line(sizeof(*f->q.lc));
-	f->q.desc = zalloc_line(RING * sizeof(*f->q.desc));
+	f->q.sh = test_zalloc_line(sizeof(*f->q.sh));
+	f->q.lc = test_zalloc_line(sizeof(*f->q.lc));
+	f->q.desc = test_zalloc_line(RING * sizeof(*f->q.desc));
 	f->q.size = RING;
 	f->q.mask = RING - 1;
 	f->q.nbufs = 3;

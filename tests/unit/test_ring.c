@@ -11,15 +11,6 @@
 
 /* ------------------------------------------------------------ helpers -- */
 
-static void *zalloc_aligned(size_t size)
-{
-	size_t sz = (size + GNIO_LINE - 1) / GNIO_LINE * GNIO_LINE;
-	void *p = aligned_alloc(GNIO_LINE, sz);
-	assert_non_null(p);
-	memset(p, 0, sz);
-	return p;
-}
-
 struct rx_fix {
 	struct gnio_gpu_eth_rxq q;
 	uint64_t prod;        /* proxy-private */
@@ -30,16 +21,16 @@ struct rx_fix {
 static void rx_fix_init(struct rx_fix *f, uint32_t size, int with_pool)
 {
 	memset(f, 0, sizeof(*f));
-	f->q.sh = zalloc_aligned(sizeof(*f->q.sh));
-	f->q.lc = zalloc_aligned(sizeof(*f->q.lc));
-	f->q.cqe = zalloc_aligned((size_t)size * sizeof(*f->q.cqe));
-	f->q.meta = zalloc_aligned((size_t)size * sizeof(*f->q.meta));
+	f->q.sh = test_zalloc_line(sizeof(*f->q.sh));
+	f->q.lc = test_zalloc_line(sizeof(*f->q.lc));
+	f->q.cqe = test_zalloc_line((size_t)size * sizeof(*f->q.cqe));
+	f->q.meta = test_zalloc_line((size_t)size * sizeof(*f->q.meta));
 	f->q.size = size;
 	f->q.mask = size - 1;
 	f->q.size_log2 = (uint32_t)__builtin_ctz(size);
 	f->q.slot_size = 64;
 	if (with_pool) {
-		f->pool = zalloc_aligned((size_t)size * 64);
+		f->pool = test_zalloc_line((size_t)size * 64);
 		f->q.pool = f->pool;
 		f->q.pool_size = (uint64_t)size * 64;
 	}
@@ -106,14 +97,14 @@ static gnio_error_t send_at(struct tx_fix *f, uint8_t *p, uint32_t len, uint64_t
 static void tx_fix_init(struct tx_fix *f, uint32_t size, int with_pool)
 {
 	memset(f, 0, sizeof(*f));
-	f->q.sh = zalloc_aligned(sizeof(*f->q.sh));
-	f->q.lc = zalloc_aligned(sizeof(*f->q.lc));
-	f->q.desc = zalloc_aligned((size_t)size * sizeof(*f->q.desc));
+	f->q.sh = test_zalloc_line(sizeof(*f->q.sh));
+	f->q.lc = test_zalloc_line(sizeof(*f->q.lc));
+	f->q.desc = test_zalloc_line((size_t)size * sizeof(*f->q.desc));
 	f->q.size = size;
 	f->q.mask = size - 1;
 	f->q.slot_buf = -1;
 	if (with_pool) {
-		f->pool = zalloc_aligned((size_t)size * 64);
+		f->pool = test_zalloc_line((size_t)size * 64);
 		f->q.nbufs = 1;
 		f->q.slot_buf = 0;
 		f->q.bufs[0].base = f->pool;

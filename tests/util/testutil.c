@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "testutil.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -130,4 +131,13 @@ int tpipe_wait_packets(struct tpipe *p, uint64_t packets, unsigned timeout_ms)
 {
 	struct wait_pk w = {p, packets};
 	return wait_until(got_packets, &w, timeout_ms);
+}
+
+void *test_zalloc_line(size_t size)
+{
+	size_t sz = (size + GNIO_LINE - 1) / GNIO_LINE * GNIO_LINE;
+	void *p = aligned_alloc(GNIO_LINE, sz);
+	assert_non_null(p);
+	memset(p, 0, sz);
+	return p;
 }

@@ -71,5 +71,8 @@ int tpipe_wait_packets(struct tpipe *p, uint64_t packets, unsigned timeout_ms);
 /* Wait until fn(arg) is true or timeout_ms passes. */
 int wait_until(int (*fn)(void *), void *arg, unsigned timeout_ms);
 uint64_t test_now_ns(void);
+/* Zeroed memory, whole cache lines (GNIO_LINE) aligned: a ring's words as
+ * the library lays them out. Fails the test when out of memory. */
+void *test_zalloc_line(size_t size);
 
 #endif
