@@ -138,7 +138,12 @@ static void run_down(struct run *r, struct gnio_app_stats *k, struct gnio_eth_rx
 		nap_ms(5);
 	}
 	assert_ok(gnio_pipeline_quiesce(r->pl, 5000));
-	memcpy(k, r->stats, sizeof(*k));
+	/* The kernel still runs (it stops at the rollback) and republishes its
+	 * totals on each poll: read them word by word with atomic loads. */
+	const uint64_t *src = (const uint64_t *)r->stats;
+	uint64_t *dst = (uint64_t *)k;
+	for (size_t i = 0; i < sizeof(*k) / sizeof(uint64_t); i++)
+		dst[i] = gnio_load_acquire_u64(&src[i]);
 	assert_ok(gnio_sw_peer_get_stats(r->peer, 0, ps));
 	assert_ok(gnio_pipeline_rollback(r->pl, 5000, NULL, NULL));
 	assert_ok(gnio_eth_rxq_get_stats(r->q.rxq, rs));
