@@ -183,6 +183,12 @@ static void test_slow_consumer(void **state)
 static void test_rewrite_under_hold_caught(void **state)
 {
 	(void)state;
+#if defined(__SANITIZE_THREAD__)
+	/* The test writes the pool while the kernel thread reads it, on
+	 * purpose: that race is what the verify app must catch, and TSan
+	 * rightly reports it. The plain and ASan builds run it. */
+	skip();
+#endif
 	struct run r;
 	const uint64_t count = 64; /* one batch */
 	run_up(&r, "sw:verify-rewrite", 256, 400000000ull, count, 0);
