@@ -6,6 +6,9 @@
 # sockets in a PACKET_FANOUT group (with and without gnio's hash on top).
 # Checks: every frame reached a kernel, the per-queue counts add up to
 # rx_packets, each queue is within 20 % of even, and the books balance.
+# Then flows of many frames (gnio gen's numbered frames, 1024 flows of 16
+# frames, interleaved) through gnio_rss_order, which records each frame's
+# queue and stamp: every flow stays in one queue, in order, on each wire.
 VETH_QUEUES=4
 . "$(dirname "$0")/wirelib.sh"
 need_env
@@ -61,4 +64,53 @@ rss_run afxdp "afxdp:$VA" --rss
 # chooses by its own flow hash, so every queue's socket should have had some
 echo "afxdp: arrivals per veth queue: $(json "$TMPD/afxdp.json" \
 	"[q['rx_packets'] + q['dropped_total'] + q['steered_out'] - q['steered_in'] for q in j['per_queue']]")"
+
+# Many frames per flow: 1024 flows (source ports) of 16 frames each, the
+# flows interleaved (flow = sequence number mod 1024), stamped by gnio gen.
+ORDER=$GNIO_BUILD/tests/gnio_rss_order
+ON=16384
+"$GNIO" gen --wire "pcap:,out=$TMPD/order.pcap" --count $ON --flows 1024 >/dev/null 2>&1 || die "writing the order capture"
+# two halves by source port parity, each flow whole in one; replayed at
+# once from two CPUs, so frames reach the receiver on more than one veth
+# queue (an AF_PACKET sender's frames take the TX queue of its CPU) and
+# the proxies of several wire queues feed each gnio queue
+for half in odd:"udp.srcport & 1" even:"!(udp.srcport & 1)"; do
+	tshark -r "$TMPD/order.pcap" -Y "${half#*:}" -w "$TMPD/order-${half%%:*}.pcap" 2>/dev/null ||
+		die "splitting the order capture"
+done
+order_run() { # order_run NAME WIRE-SPEC one|multi (wire queues)
+	local w=$1 spec=$2
+	ip netns exec "$NSA" "$ORDER" --wire "$spec" --queues 4 --frames $ON --timeout 30 \
+		>"$TMPD/$w.json" 2>"$TMPD/$w.err" &
+	local rp=$!
+	BGPIDS="$BGPIDS $rp"
+	run_ready "$TMPD/$w.err" $rp || { bad "$w: gnio_rss_order did not start"; return; }
+	local cpus c=0 p1 p2
+	cpus=$(nproc)
+	ip netns exec "$NSB" taskset -c 0 tcpreplay -q -i "$VB" --pps 10000 "$TMPD/order-odd.pcap" >/dev/null 2>&1 &
+	p1=$!
+	[ "$cpus" -gt 1 ] && c=1
+	ip netns exec "$NSB" taskset -c $c tcpreplay -q -i "$VB" --pps 10000 "$TMPD/order-even.pcap" >/dev/null 2>&1 &
+	p2=$!
+	wait $p1 || bad "$w: tcpreplay (odd)"
+	wait $p2 || bad "$w: tcpreplay (even)"
+	wait $rp || bad "$w: gnio_rss_order exited $? ($(tail -2 "$TMPD/$w.err"))"
+	expect "$w: every frame reached a kernel and was recorded" \
+		"$(json "$TMPD/$w.json" "j['arrived'] == $ON and j['rx_packets'] == $ON and j['recorded'] == $ON and j['bad'] == 0")" True
+	expect "$w: books balance per queue" \
+		"$(json "$TMPD/$w.json" "j['steered_in'] == j['steered_out'] and all(q['recorded'] == q['rx_packets'] for q in j['per_queue'])")" True
+	expect "$w: 1024 flows, none split across queues" "$(json "$TMPD/$w.json" "(j['flows'], j['split_flows'])")" "(1024, 0)"
+	expect "$w: every flow in order" "$(json "$TMPD/$w.json" "j['reordered']")" 0
+	expect "$w: each queue within 20 % of even $(json "$TMPD/$w.json" "[q['rx_packets'] for q in j['per_queue']]")" \
+		"$(json "$TMPD/$w.json" "all(abs(q['rx_packets'] * 4 - $ON) * 5 <= $ON for q in j['per_queue'])")" True
+	local arr
+	arr=$(json "$TMPD/$w.json" "[q['rx_packets'] + q['dropped_total'] + q['steered_out'] - q['steered_in'] for q in j['per_queue']]")
+	echo "$w: arrivals per wire queue: $arr"
+	# several wire queues feeding each gnio queue is what order is about
+	[ "$3" = multi ] && expect "$w: frames arrived on more than one wire queue $arr" \
+		"$(json "$TMPD/$w.json" "sum(1 for q in j['per_queue'] if q['rx_packets'] + q['dropped_total'] + q['steered_out'] > q['steered_in']) > 1")" True
+}
+order_run order-afpacket1 "afpacket:$VA,queues=1" one
+order_run order-afpacket4 "afpacket:$VA,queues=4" multi
+order_run order-afxdp "afxdp:$VA" multi
 finish

@@ -16,76 +16,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "seen.h"
 #include "testutil.h"
 
 #define QUEUES 4u
 #define MAX_FLOWS 4096u
 #define MAX_SEEN 200000u
 
-struct seen_frame {
-	uint16_t sport;
-	uint64_t seq;
-	uint8_t queue;
-};
-
-/* What the kernels saw, shared by the four of them. */
-struct seen {
-	struct seen_frame f[MAX_SEEN];
-	uint64_t n;                  /* atomic: next free entry */
-	uint64_t per_queue[QUEUES];
-	uint64_t bad;                /* frames without a readable stamp */
-};
-
-struct qk {
-	const struct gnio_gpu_eth_rxq *rxq;
-	struct seen *seen;
-	uint8_t queue;
-};
-
-static uint16_t frame_sport(const uint8_t *f, uint32_t len)
-{
-	/* gen frames: Ethernet, IPv4 with IHL 5, then the L4 ports */
-	if (len < 38 || f[12] != 0x08 || f[13] != 0x00)
-		return 0;
-	if (f[23] != 17 && f[23] != 6)
-		return 0;
-	return (uint16_t)(f[34] << 8 | f[35]);
-}
-
-static gnio_error_t steer_kernel(const struct gnio_runner_launch *l)
-{
-	struct qk *k = l->user;
-	while (!gnio_gpu_dev_kernel_should_stop(l->ctl)) {
-		uint64_t first = 0;
-		uint32_t n = 0;
-		gnio_error_t e = gnio_gpu_dev_eth_rxq_recv_thread(k->rxq, 64, 100000, &first, &n, NULL);
-		if (e != GNIO_SUCCESS)
-			return e;
-		for (uint32_t i = 0; i < n; i++) {
-			const uint8_t *f = (const uint8_t *)(uintptr_t)gnio_gpu_dev_eth_rxq_get_pkt_addr(k->rxq, first + i);
-			uint32_t len = gnio_gpu_dev_eth_rxq_get_pkt_bytes(k->rxq, first + i);
-			uint64_t seq;
-			uint64_t at = __atomic_fetch_add(&k->seen->n, 1, __ATOMIC_RELAXED);
-			if (gnio_gen_stamp_read(f, len, &seq) != GNIO_SUCCESS || at >= MAX_SEEN) {
-				__atomic_fetch_add(&k->seen->bad, 1, __ATOMIC_RELAXED);
-				continue;
-			}
-			k->seen->f[at] = (struct seen_frame){frame_sport(f, len), seq, k->queue};
-			__atomic_fetch_add(&k->seen->per_queue[k->queue], 1, __ATOMIC_RELAXED);
-		}
-		if (!n)
-			sched_yield();
-	}
-	gnio_gpu_dev_eth_rxq_release_thread(k->rxq);
-	return GNIO_SUCCESS;
-}
-
 struct rig {
 	struct gnio_dev *dev;
 	struct gnio_flow *flow;
 	struct gnio_pipeline *pl;
 	struct gnio_sw_peer *peer;
-	struct qk k[QUEUES];
+	struct seen_kernel_arg k[QUEUES];
 	struct seen *seen;
 	struct gnio_eth_rxq *rxq[QUEUES];
 };
@@ -94,7 +37,7 @@ static void rig_up(struct rig *r, const char *name, const char *rules)
 {
 	char spec[64];
 	memset(r, 0, sizeof(*r));
-	r->seen = calloc(1, sizeof(*r->seen));
+	r->seen = seen_create(MAX_SEEN);
 	assert_non_null(r->seen);
 	snprintf(spec, sizeof(spec), "sw:%s", name);
 	assert_ok(gnio_dev_open(spec, &r->dev));
@@ -111,8 +54,8 @@ static void rig_up(struct rig *r, const char *name, const char *rules)
 		struct gnio_pipeline_queue pq;
 		assert_ok(gnio_pipeline_get_queue(r->pl, q, &pq));
 		r->rxq[q] = pq.rxq;
-		r->k[q] = (struct qk){pq.rxh, r->seen, (uint8_t)q};
-		assert_ok(gnio_pipeline_launch(r->pl, q, steer_kernel, &r->k[q]));
+		r->k[q] = (struct seen_kernel_arg){pq.rxh, r->seen, (uint8_t)q};
+		assert_ok(gnio_pipeline_launch(r->pl, q, seen_kernel, &r->k[q]));
 	}
 }
 
@@ -122,7 +65,7 @@ static void rig_down(struct rig *r)
 	assert_ok(gnio_pipeline_destroy(r->pl));
 	assert_ok(gnio_flow_destroy(r->flow));
 	assert_ok(gnio_dev_close(r->dev));
-	free(r->seen);
+	seen_destroy(r->seen);
 }
 
 struct books {
@@ -154,8 +97,7 @@ static int accounted(void *arg)
 {
 	struct until_arg *u = arg;
 	struct books b = books_of(u->r);
-	return b.total >= u->n && b.in == b.out &&
-	       __atomic_load_n(&u->r->seen->n, __ATOMIC_RELAXED) >= b.rx;
+	return b.total >= u->n && b.in == b.out && seen_count(u->r->seen) >= b.rx;
 }
 
 /* Send n frames on a wire queue, 256 at a time, each batch waiting until
@@ -240,8 +182,8 @@ static void test_steer_mix(void **state)
 	assert_int_equal(b.in, b.out);
 	assert_true(b.out > 0);
 	assert_int_equal(r.seen->bad, 0);
-	assert_int_equal(r.seen->n, want_rx);
-	for (uint64_t i = 0; i < r.seen->n; i++)
+	assert_int_equal(seen_count(r.seen), want_rx);
+	for (uint64_t i = 0; i < want_rx; i++)
 		assert_int_equal(r.seen->f[i].queue, want_queue[r.seen->f[i].seq]);
 
 	/* Per-rule hits: the proxies' counts equal the reference's. */
@@ -285,22 +227,14 @@ static void test_rss_spread_and_order(void **state)
 	struct books b = books_of(&r);
 	assert_int_equal(b.total, n);
 	assert_int_equal(b.rx, n); /* the kernels keep up: nothing dropped */
-	assert_int_equal(r.seen->n, n);
-
-	static int8_t flow_queue[65536];
-	static uint64_t flow_last[65536];
-	memset(flow_queue, -1, sizeof(flow_queue));
-	memset(flow_last, 0, sizeof(flow_last));
-	/* Entries of one queue appear in that queue's delivery order. */
-	for (uint64_t i = 0; i < r.seen->n; i++) {
-		struct seen_frame *f = &r.seen->f[i];
-		if (flow_queue[f->sport] < 0)
-			flow_queue[f->sport] = (int8_t)f->queue;
-		assert_int_equal(flow_queue[f->sport], f->queue);
-		/* flow_last: the flow's previous seq + 1 (0: none yet) */
-		assert_true(f->seq + 1 > flow_last[f->sport]);
-		flow_last[f->sport] = f->seq + 1;
-	}
+	assert_int_equal(seen_count(r.seen), n);
+	assert_int_equal(r.seen->bad, 0);
+	struct seen_flow_report fr;
+	seen_check_flows(r.seen, &fr);
+	assert_int_equal(fr.frames, n);
+	assert_int_equal(fr.flows, MAX_FLOWS);
+	assert_int_equal(fr.split, 0);     /* one flow, one queue */
+	assert_int_equal(fr.reordered, 0); /* ... in order */
 	for (unsigned q = 0; q < QUEUES; q++) {
 		uint64_t got = r.seen->per_queue[q];
 		assert_true(got * 10 >= n / QUEUES * 8 && got * 10 <= n / QUEUES * 12);
