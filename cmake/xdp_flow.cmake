@@ -1,9 +1,11 @@
-# cmake/xdp_flow.cmake - the afxdp wire's XDP flow program
-# (src/flow/xdp_flow.bpf.c), compiled with clang -target bpf at build time and
+# cmake/xdp_flow.cmake - the flow programs in the kernel
+# (src/flow/xdp_flow.bpf.c: the afxdp wire's XDP program and the afpacket
+# wire's socket filter), compiled with clang -target bpf at build time and
 # embedded in the library (a generated C array), so no object file has to be
 # found at run time. Built when the afxdp wire is and clang and the libbpf
 # headers are found; otherwise the afxdp wire loads its plain redirect program
-# and flow rules that need the XDP program (kernel) are NOT_SUPPORTED there.
+# and flow rules that need the XDP program (kernel) are NOT_SUPPORTED there,
+# and on afpacket the proxies classify every frame.
 # Adds to GNIO_WIRE_SOURCES / GNIO_WIRE_DEFS (GNIO_HAVE_XDP_FLOW=1) and
 # defines the target gnio_xdp_flow_obj that the library targets depend on.
 

@@ -115,10 +115,11 @@ struct gnio_flow_rule {
  * default_hits + removed_hits, exactly, once the readers are idle. */
 struct gnio_flow_stats {
 	uint32_t struct_size;      /* set by the caller */
-	uint64_t frames;           /* frames classified (by readers and by the wire's XDP program) */
+	uint64_t frames;           /* frames classified (by readers and by the wire's program) */
 	uint64_t default_hits;     /* frames that took the default action */
 	uint64_t removed_hits;     /* hits of rules removed so far */
-	uint64_t xdp_frames;       /* of frames, those the XDP program classified (afxdp) */
+	uint64_t xdp_frames;       /* of frames, those the wire's program classified in the kernel
+				    * (afxdp: the XDP program; afpacket: the socket filter) */
 	uint64_t xdp_no_socket;    /* XDP said gnio but no socket was bound to the queue: XDP_PASS */
 };
 

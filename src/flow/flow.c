@@ -15,8 +15,9 @@
  * reused only after the rule that held it is gone from every table, and a new
  * rule records the slot's count at its birth (entry.base), so its hits are
  * count(slot) - base. Destroyed readers fold their counts into `retired`.
- * On afxdp with the XDP flow program the program counts into a per-CPU map
- * with the same slots, and the proxy readers count nothing.
+ * On afxdp with the XDP flow program, and on afpacket with the socket
+ * filter, the program counts into a per-CPU map with the same slots, and the
+ * proxy readers count nothing.
  */
 #include <sched.h>
 #include <time.h>
@@ -182,6 +183,12 @@ gnio_error_t gnio_flow_create(struct gnio_dev *dev, struct gnio_flow **flow)
 #ifdef GNIO_HAVE_AFXDP
 		if (!strcmp(dev->kind, "afxdp")) {
 			f->hooks = gnio_afxdp_flow_hooks();
+			f->wire = dev->wire;
+		}
+#endif
+#ifdef GNIO_HAVE_AFPACKET
+		if (!strcmp(dev->kind, "afpacket")) {
+			f->hooks = gnio_afpacket_flow_hooks();
 			f->wire = dev->wire;
 		}
 #endif
@@ -507,7 +514,8 @@ gnio_error_t gnio_flow_reader_create(struct gnio_flow *flow, uint16_t arrival_qu
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
 	r->flow = flow;
 	r->arrival_queue = arrival_queue;
-	r->counts = !flow->hooks; /* the XDP program counted these frames already */
+	/* the wire's program counted these frames already */
+	r->counts = !(flow->hooks && (!flow->hooks->counts || flow->hooks->counts(flow->wire)));
 	pthread_mutex_lock(&flow->lock);
 	r->next = flow->readers;
 	flow->readers = r;

@@ -50,17 +50,21 @@ static int describe(const char *kind, enum gnio_flow_action_type a, char *buf, s
 		return 1;
 	}
 	if (!strcmp(kind, "afpacket")) {
+		/* where gnio's socket is kept from taking a copy */
+		const char *where = XDP_FLOW_BUILT ? "the flow's socket filter keeps gnio's socket from taking a copy "
+						     "(the proxy does, when the filter cannot be loaded: needs CAP_BPF)"
+						   : "the proxy skips gnio's copy (gnio was built without the socket filter)";
 		if (a == GNIO_FLOW_ACTION_KERNEL) {
-			snprintf(buf, len, "the host stack always gets the frame on AF_PACKET (the socket receives a "
-					   "copy); the proxy skips gnio's copy");
+			snprintf(buf, len, "the host stack gets every frame on AF_PACKET; %s", where);
 			return 1;
 		}
 		if (a == GNIO_FLOW_ACTION_DROP) {
-			snprintf(buf, len, "in the proxy, for gnio's copy only: AF_PACKET cannot keep a frame from the "
-					   "host stack");
+			snprintf(buf, len, "for gnio's copy only (AF_PACKET cannot keep a frame from the host stack): %s",
+				 where);
 			return 1;
 		}
-		snprintf(buf, len, "in the proxy");
+		snprintf(buf, len, XDP_FLOW_BUILT ? "the socket filter lets the frame in, then the proxy picks the ring"
+						  : "in the proxy");
 		return 1;
 	}
 	if (a == GNIO_FLOW_ACTION_KERNEL) {

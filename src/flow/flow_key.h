@@ -45,6 +45,9 @@ typedef uint32_t fk_u32;
 #define FK_MAX_RULES 256 /* = GNIO_FLOW_MAX_RULES */
 #define FK_MAX_EXT 8     /* IPv6 extension headers walked */
 #define FK_MAX_VLAN 2    /* VLAN tags skipped */
+/* The furthest byte the parser can read: two tags, the IPv6 header, eight
+ * extension headers of at most 2048 bytes, 4 bytes of ports. */
+#define FK_MAX_READ (14 + 4 * FK_MAX_VLAN + 40 + FK_MAX_EXT * 2048 + 4)
 
 /* key.l3: one bit; rule.l3_mask: the set it accepts */
 #define FK_L3_NONE 0x01
@@ -57,6 +60,8 @@ typedef uint32_t fk_u32;
 #define FK_F_VLAN 0x01  /* a VLAN tag was present; vlan holds the outer VID */
 #define FK_F_PORTS 0x02 /* sport/dport are valid */
 #define FK_F_FRAG 0x04  /* an IP fragment (first or not) */
+#define FK_F_EXT 0x08   /* IPv6 extension headers were walked (the socket filter
+			 * then reads the frame up to FK_MAX_READ, not a prefix) */
 
 /* rule.checks: optional comparisons */
 #define FK_C_ETHERTYPE 0x01
@@ -191,6 +196,7 @@ FK_INLINE void fk_parse_ipv6(const fk_u8 *q, const fk_u8 *end, struct fk_key *k)
 	for (i = 0; i < FK_MAX_EXT; i++) {
 		if (!fk_is_ext(nh))
 			break;
+		k->flags |= FK_F_EXT;
 		if (room < 8 || !fk_room(h, end, 8)) {
 			k->proto = nh; /* truncated chain */
 			return;
@@ -231,20 +237,28 @@ FK_INLINE void fk_parse_arp(const fk_u8 *q, const fk_u8 *end, struct fk_key *k)
 	k->dst[0] = fk_rd32(q + 24); /* target protocol address */
 }
 
-/* Parse the frame [p, end) into k. */
-FK_INLINE void fk_parse(const fk_u8 *p, const fk_u8 *end, struct fk_key *k)
+/* Parse the frame [p, end) into k, when its outer VLAN tag has already been
+ * taken out of the bytes (a socket filter sees the kernel's stripped tag
+ * beside the frame): outer_tci is that tag's TCI, or -1 when there was none.
+ * The key is the one fk_parse gives for the frame with the tag in place. */
+FK_INLINE void fk_parse_tagged(const fk_u8 *p, const fk_u8 *end, int outer_tci, struct fk_key *k)
 {
 	const fk_u8 *q;
 	fk_u16 et;
-	int i;
+	int i, tags = 0;
 
 	__builtin_memset(k, 0, sizeof(*k));
 	k->l3 = FK_L3_NONE;
 	if (!fk_room(p, end, 14))
 		return;
+	if (outer_tci >= 0) {
+		k->vlan = (fk_u16)(outer_tci & 0x0fff);
+		k->flags |= FK_F_VLAN;
+		tags = 1;
+	}
 	et = fk_rd16(p + 12);
 	q = p + 14;
-	for (i = 0; i < FK_MAX_VLAN; i++) {
+	for (i = tags; i < FK_MAX_VLAN; i++) {
 		if (et != 0x8100 && et != 0x88a8)
 			break;
 		if (!fk_room(q, end, 4))
@@ -263,6 +277,12 @@ FK_INLINE void fk_parse(const fk_u8 *p, const fk_u8 *end, struct fk_key *k)
 		fk_parse_ipv6(q, end, k);
 	else if (et == 0x0806)
 		fk_parse_arp(q, end, k);
+}
+
+/* Parse the frame [p, end) into k. */
+FK_INLINE void fk_parse(const fk_u8 *p, const fk_u8 *end, struct fk_key *k)
+{
+	fk_parse_tagged(p, end, -1, k);
 }
 
 FK_INLINE int fk_addr_match(const fk_u32 *a, const fk_u32 *want, const fk_u32 *mask)

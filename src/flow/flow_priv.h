@@ -53,13 +53,18 @@ struct flow_entry {
 	struct gnio_flow_rule rule;
 };
 
-/* The wire side of an afxdp flow (src/eth/wire/afxdp.c). */
+/* The wire side of a flow whose rules also run in the kernel: the afxdp
+ * wire's XDP program (src/eth/wire/afxdp.c), the afpacket wire's socket
+ * filter (src/eth/wire/afpacket.c). */
 struct flow_wire_hooks {
-	/* Install t (NULL: no rules) in the XDP program; returns once the
+	/* Install t (NULL: no rules) in the wire's program; returns once the
 	 * program can no longer run with the previous table. */
 	gnio_error_t (*publish)(void *wire, const struct fk_table *t);
 	/* Sum over CPUs of each counter slot (FK_NUM_SLOTS values). */
 	gnio_error_t (*read_hits)(void *wire, uint64_t *slots);
+	/* 1: the program classifies and counts every frame, so the proxies'
+	 * readers count nothing; 0: the proxies count (NULL: always 1). */
+	int (*counts)(void *wire);
 };
 
 struct gnio_flow {
@@ -77,7 +82,7 @@ struct gnio_flow {
 	uint64_t retired[FK_SLOT_DEFAULT + 1];
 	uint64_t retired_frames;
 	uint64_t removed_hits;
-	/* afxdp: the XDP program classifies and counts */
+	/* afxdp, afpacket: the wire's program classifies and counts */
 	const struct flow_wire_hooks *hooks;
 	void *wire;
 	uint64_t xdp[FK_NUM_SLOTS];     /* last values read */
@@ -110,5 +115,7 @@ gnio_error_t flow_cap_check(const struct gnio_dev *dev, enum gnio_flow_action_ty
 /* afxdp wire hooks; NULL when the afxdp wire or the XDP flow program is not
  * built in. */
 const struct flow_wire_hooks *gnio_afxdp_flow_hooks(void);
+/* afpacket wire hooks; NULL when the socket filter is not built in. */
+const struct flow_wire_hooks *gnio_afpacket_flow_hooks(void);
 
 #endif

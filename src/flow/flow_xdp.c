@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * src/flow/flow_xdp.c - load, attach and feed the XDP flow program
- * (xdp_flow.bpf.c, embedded at build time) through libbpf and libxdp.
+ * src/flow/flow_xdp.c - load, attach and feed a flow's program in the kernel
+ * (xdp_flow.bpf.c, embedded at build time) through libbpf and libxdp: the
+ * XDP program of the afxdp wire, or the socket filter of the afpacket wire.
  *
  * Rule tables are installed copy-on-write: each change creates a new
  * one-entry array map holding the whole struct fk_table and swaps it into
@@ -30,12 +31,14 @@
 
 #define COMP "flow_xdp"
 #define PROG_NAME "gnio_xsk"
+#define SOCK_PROG_NAME "gnio_sock"
 
 /* The object file, embedded by cmake/xdp_flow.cmake. */
 extern const unsigned char gnio_xdp_flow_obj[];
 extern const unsigned int gnio_xdp_flow_obj_len;
 
 struct flow_xdp {
+	enum flow_prog_kind kind;
 	struct bpf_object *obj;
 	struct xdp_program *prog;
 	struct bpf_map *xsks, *tables, *hits;
@@ -94,15 +97,22 @@ static void quiet_off(struct quiet q)
 	libxdp_set_print(q.xdp);
 }
 
-gnio_error_t flow_xdp_open(uint32_t xsk_entries, struct flow_xdp **out)
+static const char *prog_name(enum flow_prog_kind kind)
+{
+	return kind == FLOW_PROG_SOCKET ? SOCK_PROG_NAME : PROG_NAME;
+}
+
+gnio_error_t flow_xdp_open(enum flow_prog_kind kind, uint32_t xsk_entries, struct flow_xdp **out)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "gnio_xdp_flow");
 	struct flow_xdp *x = calloc(1, sizeof(*x));
-	struct bpf_map *inner;
+	struct bpf_program *xsk_prog, *sock_prog;
+	struct bpf_map *inner, *sock_buf;
 	struct quiet q;
 
 	if (!x)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	x->kind = kind;
 	x->prog_fd = x->xsks_fd = x->tables_fd = x->hits_fd = -1;
 	q = quiet_on();
 	x->obj = bpf_object__open_mem(gnio_xdp_flow_obj, gnio_xdp_flow_obj_len, &oo);
@@ -116,14 +126,30 @@ gnio_error_t flow_xdp_open(uint32_t xsk_entries, struct flow_xdp **out)
 	x->xsks = bpf_object__find_map_by_name(x->obj, "gnio_xsks");
 	x->tables = bpf_object__find_map_by_name(x->obj, "gnio_flow_tables");
 	x->hits = bpf_object__find_map_by_name(x->obj, "gnio_flow_hits");
+	sock_buf = bpf_object__find_map_by_name(x->obj, "gnio_sock_buf");
 	inner = x->tables ? bpf_map__inner_map(x->tables) : NULL;
-	if (!x->xsks || !x->hits || !inner || bpf_map__value_size(inner) != sizeof(struct fk_table)) {
+	xsk_prog = bpf_object__find_program_by_name(x->obj, PROG_NAME);
+	sock_prog = bpf_object__find_program_by_name(x->obj, SOCK_PROG_NAME);
+	if (!x->xsks || !x->hits || !sock_buf || !inner || bpf_map__value_size(inner) != sizeof(struct fk_table) ||
+	    !xsk_prog || !sock_prog) {
 		flow_xdp_close(x);
 		return gnio_fail(GNIO_ERROR_UNEXPECTED, COMP,
-				 "the embedded XDP flow program does not have the maps gnio expects (rebuild it)");
+				 "the embedded XDP flow program does not have the programs and maps gnio expects "
+				 "(rebuild it)");
 	}
-	if (xsk_entries)
-		bpf_map__set_max_entries(x->xsks, xsk_entries);
+	/* Only the kind's program goes into the kernel, with the maps it uses:
+	 * an XSKMAP is of no use to a socket filter (and wants CAP_NET_ADMIN),
+	 * the per-CPU frame copy of none to XDP. */
+	if (kind == FLOW_PROG_SOCKET) {
+		bpf_program__set_autoload(xsk_prog, false);
+		bpf_map__set_autocreate(x->xsks, false);
+		x->xsks = NULL;
+	} else {
+		bpf_program__set_autoload(sock_prog, false);
+		bpf_map__set_autocreate(sock_buf, false);
+		if (xsk_entries)
+			bpf_map__set_max_entries(x->xsks, xsk_entries);
+	}
 	x->ncpus = libbpf_num_possible_cpus();
 	if (x->ncpus <= 0)
 		x->ncpus = 1;
@@ -164,14 +190,17 @@ gnio_error_t flow_xdp_load(struct flow_xdp *x)
 		err = -err;
 		if (err == EPERM)
 			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
-					 "loading the XDP flow program was refused (needs CAP_BPF and CAP_NET_ADMIN)");
+					 x->kind == FLOW_PROG_SOCKET
+						 ? "loading the flow's socket filter was refused (needs CAP_BPF)"
+						 : "loading the XDP flow program was refused (needs CAP_BPF and "
+						   "CAP_NET_ADMIN)");
 		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP,
-				 "the kernel refused the XDP flow program: %s (GNIO_LOG_LEVEL=debug shows the verifier "
-				 "log)", strerror(err));
+				 "the kernel refused the flow's %s program: %s (GNIO_LOG_LEVEL=debug shows the "
+				 "verifier log)", x->kind == FLOW_PROG_SOCKET ? "socket filter" : "XDP", strerror(err));
 	}
 	x->loaded = 1;
-	x->prog_fd = bpf_program__fd(bpf_object__find_program_by_name(x->obj, PROG_NAME));
-	x->xsks_fd = bpf_map__fd(x->xsks);
+	x->prog_fd = bpf_program__fd(bpf_object__find_program_by_name(x->obj, prog_name(x->kind)));
+	x->xsks_fd = x->xsks ? bpf_map__fd(x->xsks) : -1;
 	x->tables_fd = bpf_map__fd(x->tables);
 	x->hits_fd = bpf_map__fd(x->hits);
 	err = install(x, x->table);
@@ -189,7 +218,7 @@ int flow_xdp_attach(struct flow_xdp *x, int ifindex, uint32_t xdp_flags, int *di
 	int err;
 
 	*dispatcher = 0;
-	if (!x->loaded)
+	if (!x->loaded || x->kind != FLOW_PROG_XDP)
 		return -EINVAL; /* flow_xdp_load first: it says why it fails */
 	q = quiet_on();
 	if (!x->prog) {
@@ -287,10 +316,25 @@ gnio_error_t flow_xdp_read_hits(struct flow_xdp *x, uint64_t *slots)
 gnio_error_t flow_xdp_test_run(struct flow_xdp *x, const uint8_t *frame, uint32_t len, uint32_t *verdict)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = len, .repeat = 1);
+	uint8_t *skb_in = NULL;
+	int err;
 
 	GNIO_CHECK(flow_xdp_load(x));
-	if (bpf_prog_test_run_opts(x->prog_fd, &o))
-		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "BPF_PROG_TEST_RUN: %s", strerror(errno));
+	if (x->kind == FLOW_PROG_SOCKET) {
+		/* The test run of an skb program pulls an Ethernet header and
+		 * gives a socket filter what follows, where AF_PACKET gives it
+		 * the whole frame: put a header of 14 zero bytes in front. */
+		skb_in = calloc(1, (size_t)len + 14);
+		if (!skb_in)
+			return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+		memcpy(skb_in + 14, frame, len);
+		o.data_in = skb_in;
+		o.data_size_in = len + 14;
+	}
+	err = bpf_prog_test_run_opts(x->prog_fd, &o) ? errno : 0;
+	free(skb_in);
+	if (err)
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "BPF_PROG_TEST_RUN: %s", strerror(err));
 	*verdict = o.retval;
 	return GNIO_SUCCESS;
 }

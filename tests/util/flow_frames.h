@@ -24,6 +24,7 @@ struct tf_spec {
 	int v6_frag;          /* add an IPv6 fragment header */
 	uint8_t v6_ext[4];    /* IPv6 extension headers before L4 (0, 43, 60) */
 	int n_ext;
+	uint8_t ext_units;    /* each one's length field: (ext_units + 1) * 8 bytes */
 	uint32_t payload;     /* bytes after the L4 header */
 };
 
@@ -81,8 +82,8 @@ static inline uint32_t tf_build(uint8_t *b, const struct tf_spec *s)
 		for (int e = 0; e < s->n_ext; e++) {
 			*nh = s->v6_ext[e];
 			nh = b + l4;
-			b[l4 + 1] = 0; /* 8 bytes */
-			l4 += 8;
+			b[l4 + 1] = s->ext_units;
+			l4 += 8u * (s->ext_units + 1u);
 		}
 		if (s->v6_frag) {
 			*nh = 44;

@@ -17,6 +17,14 @@
  * libpcap does, so the frame gnio delivers is the frame on the wire. TX: a second socket
  * and one sendmmsg() per burst. AF_PACKET has no hardware queues; with
  * queues=N the kernel's fanout spreads a flow always to the same socket.
+ *
+ * Flow rules: a gnio_flow on this wire loads the flow's socket filter
+ * (gnio_sock in src/flow/xdp_flow.bpf.c) and attaches it to every RX socket
+ * before it binds. The filter classifies and counts every frame, and the
+ * socket takes no copy of those whose action is kernel or drop (the host
+ * stack gets every frame on AF_PACKET either way). Where it cannot be loaded
+ * (no CAP_BPF, gnio built without clang) the proxies classify and count, as
+ * they do on the in-process wires.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -40,6 +48,10 @@
 #include "core/errmsg.h"
 #include "eth/wire.h"
 #include "eth/wire_opts.h"
+#include "flow/flow_priv.h"
+#ifdef GNIO_HAVE_XDP_FLOW
+#include "flow/flow_xdp.h"
+#endif
 
 #define COMP "afpacket"
 /* Many small blocks rather than a few large ones: at a trickle each block
@@ -60,6 +72,11 @@ struct afp_wire {
 	uint32_t queues;          /* queues=N */
 	uint16_t fanout_id;       /* this wire's PACKET_FANOUT group (queues > 1) */
 	uint64_t has_rx, has_tx;  /* open queues, one bit per id */
+	struct afp_rxq *rxq[AFP_MAX_QUEUES]; /* the open RX queues */
+#ifdef GNIO_HAVE_XDP_FLOW
+	struct flow_xdp *filter;  /* the flow's socket filter, loaded (NULL: none) */
+	int filter_refused;       /* it could not be loaded: the proxies classify */
+#endif
 };
 
 struct afp_rxq {
@@ -180,6 +197,11 @@ static gnio_error_t afp_open(struct gnio_dev *dev, const char *args, void **wire
 
 static void afp_close(void *wire)
 {
+#ifdef GNIO_HAVE_XDP_FLOW
+	struct afp_wire *w = wire;
+
+	flow_xdp_close(w->filter); /* the sockets are closed: nothing holds it */
+#endif
 	free(wire);
 }
 
@@ -239,7 +261,24 @@ static void afp_rxq_close(void *qv)
 	if (q->fd >= 0)
 		close(q->fd);
 	q->w->has_rx &= ~(1ull << q->id);
+	q->w->rxq[q->id] = NULL;
 	free(q);
+}
+
+/* Attach the flow's socket filter, when there is one, to an RX socket. */
+static gnio_error_t attach_filter(struct afp_wire *w, int fd)
+{
+#ifdef GNIO_HAVE_XDP_FLOW
+	int prog = w->filter ? flow_xdp_prog_fd(w->filter) : -1;
+
+	if (prog >= 0 && setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &prog, sizeof(prog)))
+		return gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afpacket:%s: attaching the flow's socket filter: %s",
+				 w->ifname, strerror(errno));
+#else
+	(void)w;
+	(void)fd;
+#endif
+	return GNIO_SUCCESS;
 }
 
 static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *cfg, void **out)
@@ -257,7 +296,9 @@ static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *c
 	q->w = w;
 	q->id = cfg->queue_id;
 	w->has_rx |= 1ull << q->id;
-	/* socket without a protocol first: nothing is queued before the ring exists */
+	w->rxq[q->id] = q;
+	/* socket without a protocol first: nothing is queued before the ring
+	 * and the filter exist */
 	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (q->fd < 0) {
 		err = errno == EPERM ? gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP, "afpacket:%s needs CAP_NET_RAW", w->ifname)
@@ -294,7 +335,9 @@ static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *c
 			goto fail;
 		}
 	}
-	err = bind_if(q->fd, w, htons(ETH_P_ALL));
+	err = attach_filter(w, q->fd);
+	if (!err)
+		err = bind_if(q->fd, w, htons(ETH_P_ALL));
 	if (err)
 		goto fail;
 	if (w->queues > 1) {
@@ -489,6 +532,90 @@ static void afp_rxq_stats(void *qv, struct gnio_wire_rxq_stats *st)
 		q->drops += s.tp_drops;
 	st->overflow = q->drops;
 }
+
+/* ------------------------------------------------------ flow binding -- */
+
+/* A gnio_flow bound to this wire hands its rule tables here (src/flow/flow.c
+ * through gnio_afpacket_flow_hooks). Control calls, under the flow's lock;
+ * not concurrent with RX queue open/close on the same wire. */
+#ifdef GNIO_HAVE_XDP_FLOW
+/* Load the socket filter with table t and attach it to the open sockets.
+ * A refusal (no CAP_BPF, a kernel that rejects it) is not an error: the
+ * proxies then classify and count, as they always could. */
+static gnio_error_t filter_up(struct afp_wire *w, const struct fk_table *t)
+{
+	struct flow_xdp *f;
+	gnio_error_t err = flow_xdp_open(FLOW_PROG_SOCKET, 0, &f);
+
+	if (!err)
+		err = flow_xdp_publish(f, t);
+	if (!err)
+		err = flow_xdp_load(f);
+	if (err == GNIO_ERROR_NO_MEMORY) {
+		flow_xdp_close(f);
+		return err;
+	}
+	if (err) {
+		GNIO_LOG_WARN(COMP, "afpacket:%s: the flow's rules run in the proxies, every frame copied to gnio: %s",
+			      w->ifname, gnio_last_error_msg());
+		flow_xdp_close(f);
+		w->filter_refused = 1;
+		return GNIO_SUCCESS;
+	}
+	w->filter = f;
+	for (unsigned i = 0; i < AFP_MAX_QUEUES; i++) {
+		if (w->rxq[i] && (err = attach_filter(w, w->rxq[i]->fd)) != GNIO_SUCCESS)
+			return err;
+	}
+	GNIO_LOG_INFO(COMP, "afpacket:%s: the flow's socket filter classifies every frame", w->ifname);
+	return GNIO_SUCCESS;
+}
+
+static gnio_error_t afp_flow_publish(void *wire, const struct fk_table *t)
+{
+	struct afp_wire *w = wire;
+
+	if (w->filter)
+		return flow_xdp_publish(w->filter, t); /* NULL: the filter takes every frame */
+	if (!t || w->filter_refused)
+		return GNIO_SUCCESS;
+	return filter_up(w, t);
+}
+
+static gnio_error_t afp_flow_read_hits(void *wire, uint64_t *slots)
+{
+	struct afp_wire *w = wire;
+
+	if (!w->filter) {
+		memset(slots, 0, sizeof(uint64_t) * FK_NUM_SLOTS);
+		return GNIO_SUCCESS;
+	}
+	return flow_xdp_read_hits(w->filter, slots);
+}
+
+static int afp_flow_counts(void *wire)
+{
+	const struct afp_wire *w = wire;
+
+	return w->filter != NULL;
+}
+
+static const struct flow_wire_hooks afp_flow_hooks = {
+	.publish = afp_flow_publish,
+	.read_hits = afp_flow_read_hits,
+	.counts = afp_flow_counts,
+};
+
+const struct flow_wire_hooks *gnio_afpacket_flow_hooks(void)
+{
+	return &afp_flow_hooks;
+}
+#else
+const struct flow_wire_hooks *gnio_afpacket_flow_hooks(void)
+{
+	return NULL; /* no socket filter built in: the proxies do it all */
+}
+#endif
 
 const struct gnio_wire_ops gnio_wire_afpacket_ops = {
 	.kind = "afpacket",

@@ -314,7 +314,7 @@ static gnio_error_t clear_stale(struct afxdp_wire *w, int force)
 static gnio_error_t load_any_prog(struct afxdp_wire *w)
 {
 #ifdef GNIO_HAVE_XDP_FLOW
-	gnio_error_t e = flow_xdp_open(XSK_ENTRIES(w), &w->xdp);
+	gnio_error_t e = flow_xdp_open(FLOW_PROG_XDP, XSK_ENTRIES(w), &w->xdp);
 
 	if (!e)
 		e = flow_xdp_publish(w->xdp, w->flow_table);
