@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <cmocka.h>
 
 #include "testutil.h"
@@ -63,7 +64,8 @@ static void *work(void *arg)
 			if (fr[i].data[14 + 20 + 3] == 7 && fr[i].data[14 + 20 + 2] == 0 && res[i].rule_id != w->pinned_id)
 				w->pinned_missed++;
 		}
-		w->frames += BURST;
+		/* one writer; the main thread waits on it before changing rules */
+		__atomic_store_n(&w->frames, w->frames + BURST, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -103,6 +105,11 @@ static void test_add_remove_under_traffic(void **state)
 		assert_ok(gnio_flow_reader_create(f, (uint16_t)i, &w[i].rd));
 		assert_int_equal(pthread_create(&w[i].th, NULL, work, &w[i]), 0);
 	}
+	/* Both readers classify before the first change: on a loaded machine
+	 * the changes could otherwise all be over before a reader ran. */
+	for (int i = 0; i < 2; i++)
+		while (!__atomic_load_n(&w[i].frames, __ATOMIC_ACQUIRE))
+			sched_yield();
 	/* 1200 changes: insert after the pinned rule, remove a random one,
 	 * now and then a new default (bounded by count, not time, so a slow
 	 * sanitizer build does as much as a fast one) */
