@@ -14,6 +14,10 @@ pcap        small captures: valid (micro and nanosecond, both byte orders),
 wire_spec   kind byte + spec text, one per option of sw, null and pcap
 json        small documents: a version matrix entry, nesting, escapes,
             duplicate keys, truncation, bad UTF-8, a long number
+flow_text   rules-file text: each match term and action, ranges, IPv4 and
+            IPv6 prefixes, comments, blank and CRLF lines, default, a whole
+            file, too many rules (alone, and after the target's two), and
+            malformed lines of each kind the parser reports
 """
 import os
 import struct
@@ -59,7 +63,7 @@ def pcap(records, magic=0xA1B2C3D4, endian="<", linktype=1, snaplen=65535):
     return b
 
 
-for t in ("classify", "gen_verify", "pcap", "wire_spec", "json"):
+for t in ("classify", "gen_verify", "pcap", "wire_spec", "json", "flow_text"):
     d = os.path.join(OUT, t)
     if os.path.isdir(d):
         for f in os.listdir(d):
@@ -101,4 +105,36 @@ jsons = [b'{"version": "0.1.0", "entries": [{"symbol": "gnio_dev_open", "since":
          b'[[[[[]]]]]', b'"\\u1"', b'{"a": 1, "a": 2}', b'{"schema": 7', b'\xff\xfe{}', b'123456789012345678901234567890']
 for i, s in enumerate(jsons):
     put("json", "%02d.json" % i, s)
+flows = [
+    # match terms, one each
+    b"ipv4 -> gnio", b"ipv6 -> gnio", b"udp -> queue 1", b"tcp -> queue 2", b"icmp -> kernel",
+    b"icmp6 -> kernel", b"arp -> kernel", b"ethertype 0x88F7 -> cpu 0", b"vlan 4095 -> queue 3",
+    b"src 10.0.0.0/8 -> drop", b"dst 192.168.1.7 -> drop", b"udp sport 1-1023 -> drop",
+    b"tcp dport 80 -> queue 1", b"any -> drop",
+    # actions, one each
+    b"udp -> gnio", b"udp -> queue 65535", b"udp -> rss 0,1,2,3", b"udp -> rss 0-3,8,10-11",
+    b"udp -> rss 0-63", b"udp -> cpu 7", b"udp -> kernel", b"udp -> drop",
+    # ranges, prefixes, numbers
+    b"udp dport 4791-4800 -> rss 0,1", b"tcp sport 0-65535 dport 0x16 -> drop",
+    b"ipv6 udp src 2001:db8::/32 dst fe80::1 sport 1-1023 dport 53 -> cpu 7",
+    b"dst ::/0 -> drop", b"src ::ffff:10.0.0.1 -> drop", b"src 0.0.0.0/0 dst 10.1.2.0/24 -> drop",
+    b"arp dst 10.0.0.2 -> kernel", b"ipv4 ethertype 0x0800 udp -> queue 0",
+    # layout: comments, blank lines, CRLF, tabs, touching arrows
+    b"# a comment only\n\n   \t\nudp -> drop # trailing\n",
+    b"icmp -> kernel\r\narp->kernel\r\n\r\n", b"\tdefault\t->\trss 1,0\r",
+    b"default -> drop", b"udp dport 53 -> kernel\ndefault -> queue 2\n",
+    b"udp dport 4791-4800 -> rss 0,1,2,3     # RoCE to four GPU queues, by flow\n"
+    b"icmp -> kernel                         # ping stays answered by the host\n"
+    b"arp -> kernel\nipv4 src 10.0.0.0/8 tcp dport 80 -> queue 1\ndefault -> drop\n",
+    b"any -> drop\n" * 257, b"any -> drop\n" * 255,
+    # malformed lines
+    b"udpp -> drop", b"udp -> queue", b"udp -> rss 0,,1", b"udp -> rss 3-1", b"udp -> rss 0,1,1",
+    b"udp -> drop now", b"udp tcp -> drop", b"udp dport 1 dport 2 -> drop", b"any udp -> drop",
+    b"vlan 4096 -> drop", b"src 10.0.0.300 -> drop", b"src 10.0.0.1/8 -> drop", b"dst ::/129 -> drop",
+    b"icmp ipv6 -> drop", b"dport 53 -> drop", b"udp dport 90-80 -> drop",
+    b"src 10.0.0.0/8 dst ::1 -> drop", b"ipv4 ethertype 0x86dd -> drop", b"-> drop", b"default drop",
+    b"udp -> drop\ndefault -> drop\ndefault -> kernel\n", b"tcp -> drop\nudp dport 99999 -> drop\n",
+]
+for i, s in enumerate(flows):
+    put("flow_text", "%02d.txt" % i, s)
 print("seeds written to", OUT)
