@@ -65,6 +65,28 @@ const char *gnio_devinfo_get_name(const struct gnio_devinfo *info);
 /* @since 0.1 wire_caps: Wire (NIC-axis) capability query */
 gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps);
 
+/* What the NIC behind a netdev wire (afxdp, afpacket) does to spread and
+ * steer frames over its hardware RX queues, read with ethtool's ioctls: with
+ * RSS the NIC hashes flows to queues itself, and ntuple rules (ethtool -N)
+ * send chosen flows to chosen queues. gnio opens one socket per hardware
+ * queue (`--queues N`), so whatever the NIC does is used as it is; gnio's own
+ * `rss` and `queue` actions then move frames between rings in the proxies
+ * where the NIC's choice differs (docs/flow.md, "The NIC's own steering").
+ * Wires with no NIC behind them report zeros and say so. */
+struct gnio_wire_steering {
+	uint32_t struct_size;      /* set by the caller to sizeof(struct gnio_wire_steering) */
+	uint32_t hw_rx_queues;     /* RX queues (channels) the interface has now; 0: no NIC */
+	uint32_t rss_table_size;   /* entries of the RSS indirection table; 0: none reported */
+	uint32_t ntuple;           /* 1: the NIC takes ntuple rules and they are switched on */
+	uint32_t ntuple_rules;     /* ntuple rules installed now (when ntuple) */
+	char rss_how[128];         /* what RSS there is, or why none */
+	char ntuple_how[128];      /* what ntuple steering there is, or why none */
+};
+
+/* Errors: INVALID_VALUE. */
+/* @since 0.2 wire_steering: The NIC's own steering (RSS, ntuple) behind a netdev wire */
+gnio_error_t gnio_devinfo_get_steering(const struct gnio_devinfo *info, struct gnio_wire_steering *steering);
+
 /* Has the wire failed? A fault that ends a wire's traffic while queues run
  * (a corrupt record in a replayed capture; an interface deleted or taken down:
  * afxdp and afpacket look at their link on each call) is reported here: *err is

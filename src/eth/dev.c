@@ -158,3 +158,25 @@ gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_
 	caps->struct_size = n;
 	return GNIO_SUCCESS;
 }
+
+gnio_error_t gnio_devinfo_get_steering(const struct gnio_devinfo *info, struct gnio_wire_steering *steering)
+{
+	gnio_api_enter();
+	if (!info || !steering)
+		return gnio_fail(GNIO_ERROR_INVALID_VALUE, "dev", "get_steering: NULL argument");
+	const struct gnio_dev *d = (const struct gnio_dev *)info;
+	struct gnio_wire_steering st;
+	memset(&st, 0, sizeof(st));
+	st.struct_size = sizeof(st);
+	if (d->ops->steering) {
+		GNIO_CHECK(d->ops->steering(d->wire, &st));
+	} else {
+		snprintf(st.rss_how, sizeof(st.rss_how), "no NIC behind a %s wire", d->kind);
+		snprintf(st.ntuple_how, sizeof(st.ntuple_how), "no NIC behind a %s wire", d->kind);
+	}
+	/* Copy no more than the caller's struct holds (older callers). */
+	uint32_t n = steering->struct_size && steering->struct_size < sizeof(st) ? steering->struct_size : sizeof(st);
+	memcpy(steering, &st, n);
+	steering->struct_size = n;
+	return GNIO_SUCCESS;
+}

@@ -86,6 +86,10 @@ struct gnio_wire_ops {
 
 	void (*rxq_stats)(void *q, struct gnio_wire_rxq_stats *st);
 
+	/* Optional, netdev wires: the NIC's own steering (gnio/dev.h). NULL:
+	 * no NIC behind the wire. */
+	gnio_error_t (*steering)(void *wire, struct gnio_wire_steering *st);
+
 	/* Optional: the queue is stopping; sources inside the wire (generators,
 	 * the null wire) stop making frames, so the final drain ends. Frames
 	 * already on the wire are still handed over (and counted as stopped). */
@@ -105,6 +109,9 @@ struct gnio_wire_ops {
 /* check for interface wires: NOT_FOUND when ifname no longer names ifindex
  * (deleted or renamed), NOT_CONNECTED when it is down; msg says which. */
 gnio_error_t gnio_wire_check_link(const char *ifname, int ifindex, char *msg, size_t msg_len);
+/* The NIC steering of interface ifname (src/eth/nic_steering.c), for the
+ * netdev wires' steering op. */
+gnio_error_t gnio_wire_nic_steering(const char *ifname, struct gnio_wire_steering *st);
 
 /* A duration in nanoseconds as the timespec nanosleep, ppoll and futex take
  * (the adaptive-polling waits). */

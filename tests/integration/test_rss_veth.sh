@@ -48,6 +48,27 @@ rss_run() { # rss_run NAME WIRE-SPEC [--rss]
 		"$(json "$TMPD/$w.json" "j['default']['hits'] == j['offered'] and j['default']['action'] == 'rss'")" True
 }
 
+# The NIC's own steering as gnio caps reports it, against ethtool's view of
+# the same interface: a veth has its 4 RX channels, no RSS indirection table
+# and no ntuple rules (the sender's queue picks the receiver's).
+cj() { $PY -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+for w in afxdp afpacket; do
+	ip netns exec "$NSA" "$GNIO" caps --wire "$w:$VA" --gpu cpu --json >"$TMPD/caps-$w.json" 2>&1 ||
+		bad "gnio caps --wire $w:$VA"
+	expect "$w: caps steering: 4 hardware RX queues, as ethtool -l says" \
+		"$(cj "$TMPD/caps-$w.json" "j['wire']['steering']['hw_rx_queues']")" \
+		"$(ip netns exec "$NSA" ethtool -l "$VA" | awk '/^Current/{c=1} c && /^RX:/{print $2; exit}')"
+	ip netns exec "$NSA" ethtool -x "$VA" >/dev/null 2>&1 && rss=1 || rss=0
+	expect "$w: caps steering: an RSS table exactly when ethtool -x shows one" \
+		"$(cj "$TMPD/caps-$w.json" "int(j['wire']['steering']['rss_table_size'] > 0)")" $rss
+	ip netns exec "$NSA" ethtool -n "$VA" >/dev/null 2>&1 && nt=True || nt=False
+	expect "$w: caps steering: ntuple exactly when ethtool -n answers" \
+		"$(cj "$TMPD/caps-$w.json" "j['wire']['steering']['ntuple']")" $nt
+	expect "$w: nic_rss and nic_ntuple say why not" \
+		"$(cj "$TMPD/caps-$w.json" "[f['nic']['reason'][:20] for f in j['features'] if f['name'] in ('nic_rss', 'nic_ntuple')]")" \
+		"['no RSS indirection t', 'no ntuple rules: the']"
+done
+
 # one AF_PACKET socket (queues=1) fanned out by its proxy to four rings
 rss_run afpacket1 "afpacket:$VA,queues=1" --rss
 expect "afpacket1 --rss: one socket fanned out (frames moved between rings)" \

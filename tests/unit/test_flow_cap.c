@@ -107,12 +107,60 @@ static void test_flow_refuses(void **state)
 	assert_ok(gnio_dev_close(dev));
 }
 
+/* The NIC's own steering: nothing behind an in-process wire; lo (a netdev
+ * with one RX queue, no RSS table, no ntuple rules) through afpacket; an
+ * older caller's shorter struct gets only what it holds. */
+static void test_nic_steering(void **state)
+{
+	struct gnio_wire_steering st = {.struct_size = sizeof(st)};
+	struct gnio_dev *dev;
+
+	(void)state;
+	assert_ok(gnio_dev_open("sw:steer_caps", &dev));
+	assert_gnio(gnio_devinfo_get_steering(gnio_dev_as_devinfo(dev), NULL), GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_devinfo_get_steering(NULL, &st), GNIO_ERROR_INVALID_VALUE);
+	assert_ok(gnio_devinfo_get_steering(gnio_dev_as_devinfo(dev), &st));
+	assert_int_equal(st.hw_rx_queues, 0);
+	assert_int_equal(st.rss_table_size, 0);
+	assert_int_equal(st.ntuple, 0);
+	assert_string_equal(st.rss_how, "no NIC behind a sw wire");
+	{
+		/* a caller built when the struct ended after hw_rx_queues */
+		struct {
+			struct gnio_wire_steering st;
+			uint8_t guard[8];
+		} old;
+		memset(&old, 0xa5, sizeof(old));
+		old.st.struct_size = offsetof(struct gnio_wire_steering, rss_table_size);
+		assert_ok(gnio_devinfo_get_steering(gnio_dev_as_devinfo(dev), &old.st));
+		assert_int_equal(old.st.struct_size, offsetof(struct gnio_wire_steering, rss_table_size));
+		assert_int_equal(old.st.hw_rx_queues, 0);
+		assert_int_equal(old.st.rss_table_size, 0xa5a5a5a5u); /* not written */
+	}
+	assert_ok(gnio_dev_close(dev));
+
+	if (gnio_dev_open("afpacket:lo", &dev) != GNIO_SUCCESS) {
+		print_message("skipped: afpacket:lo does not open here (%s)\n", gnio_last_error_msg());
+		skip();
+	}
+	memset(&st, 0, sizeof(st));
+	st.struct_size = sizeof(st);
+	assert_ok(gnio_devinfo_get_steering(gnio_dev_as_devinfo(dev), &st));
+	assert_int_equal(st.hw_rx_queues, 1);
+	assert_int_equal(st.rss_table_size, 0);
+	assert_int_equal(st.ntuple, 0);
+	assert_non_null(strstr(st.rss_how, "no RSS indirection table"));
+	assert_non_null(strstr(st.ntuple_how, "no ntuple rules"));
+	assert_ok(gnio_dev_close(dev));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_software_wires),
 		cmocka_unit_test(test_afpacket),
 		cmocka_unit_test(test_flow_refuses),
+		cmocka_unit_test(test_nic_steering),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,7 @@ struct caps_snapshot {
 	uint32_t rx_max_burst, rx_max_pkt, tx_max_burst;
 	gnio_error_t q_flow[GNIO_FLOW_ACTION_COUNT_]; /* gnio_flow_cap_describe_action per action */
 	char flow_how[GNIO_FLOW_ACTION_COUNT_][200];
+	struct gnio_wire_steering steer; /* the NIC's own RSS and ntuple steering */
 	/* device axis */
 	char gpu_id[64], bus_id[32], backend[16], gpu_name[128], gpu_pick_why[256];
 	int have_props;            /* CUDA properties read through the driver API */

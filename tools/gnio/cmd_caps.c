@@ -223,6 +223,13 @@ static void evaluate(struct caps_snapshot *s)
 		axis(&f->gpu, 1, "steering happens before the device; no device requirement");
 	}
 
+	f = feat(s, "nic_rss", "the NIC spreads flows over its RX queues (RSS)");
+	axis(&f->nic, s->steer.rss_table_size > 0, "%s", s->steer.rss_how);
+	axis(&f->gpu, 1, "steering happens before the device; no device requirement");
+	f = feat(s, "nic_ntuple", "the NIC steers chosen flows to chosen RX queues (ntuple)");
+	axis(&f->nic, s->steer.ntuple != 0, "%s", s->steer.ntuple_how);
+	axis(&f->gpu, 1, "steering happens before the device; no device requirement");
+
 	f = feat(s, "persistent_kernel", "persistent kernel on the device");
 	axis(&f->nic, 1, "no wire requirement");
 	if (is_cpu)
@@ -253,6 +260,12 @@ static void wire_axis(struct gnio_dev *dev, struct caps_snapshot *s)
 	for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
 		s->q_flow[a] = gnio_flow_cap_describe_action(info, (enum gnio_flow_action_type)a, s->flow_how[a],
 							     sizeof(s->flow_how[a]));
+	memset(&s->steer, 0, sizeof(s->steer));
+	s->steer.struct_size = sizeof(s->steer);
+	if (gnio_devinfo_get_steering(info, &s->steer) != GNIO_SUCCESS) {
+		strfmt(s->steer.rss_how, sizeof(s->steer.rss_how), "unknown: %s", gnio_last_error_msg());
+		strfmt(s->steer.ntuple_how, sizeof(s->steer.ntuple_how), "unknown: %s", gnio_last_error_msg());
+	}
 }
 
 static void gpu_axis(struct gnio_gpu *gpu, struct caps_snapshot *s)
@@ -385,6 +398,12 @@ void caps_json(struct json *j, const char *key, const struct caps_snapshot *s)
 	for (int a = 0; a < GNIO_FLOW_ACTION_COUNT_; a++)
 		json_query(j, gnio_flow_action_name((enum gnio_flow_action_type)a), s->q_flow[a]);
 	json_obj_end(j);
+	json_obj_end(j);
+	json_obj_begin(j, "steering");
+	json_u64(j, "hw_rx_queues", s->steer.hw_rx_queues);
+	json_u64(j, "rss_table_size", s->steer.rss_table_size);
+	json_bool(j, "ntuple", s->steer.ntuple != 0);
+	json_u64(j, "ntuple_rules", s->steer.ntuple_rules);
 	json_obj_end(j);
 	json_obj_end(j);
 

@@ -617,6 +617,13 @@ const struct flow_wire_hooks *gnio_afpacket_flow_hooks(void)
 }
 #endif
 
+/* The NIC's own RSS and ntuple steering (gnio_devinfo_get_steering). */
+static gnio_error_t afp_steering(void *wire, struct gnio_wire_steering *st)
+{
+	const struct afp_wire *w = wire;
+	return gnio_wire_nic_steering(w->ifname, st);
+}
+
 const struct gnio_wire_ops gnio_wire_afpacket_ops = {
 	.kind = "afpacket",
 	.open = afp_open,
@@ -631,4 +638,5 @@ const struct gnio_wire_ops gnio_wire_afpacket_ops = {
 	.rx_wait = afp_rx_wait,
 	.tx_burst = afp_tx_burst,
 	.rxq_stats = afp_rxq_stats,
+	.steering = afp_steering,
 };

@@ -1226,6 +1226,13 @@ static void afxdp_rxq_stats(void *qv, struct gnio_wire_rxq_stats *st)
 		st->overflow = xs.rx_dropped + xs.rx_ring_full;
 }
 
+/* The NIC's own RSS and ntuple steering (gnio_devinfo_get_steering). */
+static gnio_error_t afxdp_steering(void *wire, struct gnio_wire_steering *st)
+{
+	const struct afxdp_wire *w = wire;
+	return gnio_wire_nic_steering(w->ifname, st);
+}
+
 const struct gnio_wire_ops gnio_wire_afxdp_ops = {
 	.kind = "afxdp",
 	.open = afxdp_open,
@@ -1243,4 +1250,5 @@ const struct gnio_wire_ops gnio_wire_afxdp_ops = {
 	.tx_burst = afxdp_tx_burst,
 	.tx_reap = afxdp_tx_reap,
 	.rxq_stats = afxdp_rxq_stats,
+	.steering = afxdp_steering,
 };
