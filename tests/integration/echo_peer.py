@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-# tests/integration/echo_peer.py IFACE COUNT: a peer that is not gnio. Sends
-# COUNT numbered UDP frames out of IFACE, captures what comes back and checks
-# every reply: MACs swapped, the rest of the frame byte for byte the frame
-# sent. Prints one JSON object: sent, replies, matched, bad, missing.
+# tests/integration/echo_peer.py IFACE COUNT [FLOWS]: a peer that is not gnio.
+# Sends COUNT numbered UDP frames out of IFACE (in FLOWS flows, by source
+# port, default 1), captures what comes back and checks every reply: MACs
+# swapped, the rest of the frame byte for byte the frame sent. Prints one
+# JSON object: sent, replies, matched, bad, missing.
 import json
 import socket
 import sys
@@ -11,12 +12,13 @@ import time
 from scapy.all import AsyncSniffer, Ether, IP, UDP, Raw, conf, sendp
 
 iface, count = sys.argv[1], int(sys.argv[2])
+flows = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 peer_mac, gnio_mac = '02:00:00:00:00:01', '02:00:00:00:00:02'
 frames = []
 for seq in range(count):
     payload = b'gnio-echo-%08d-' % seq + bytes((seq + i) & 0xff for i in range(64))
     frames.append(Ether(src=peer_mac, dst=gnio_mac) / IP(src='10.9.0.1', dst='10.9.0.2') /
-                  UDP(sport=40000, dport=7) / Raw(payload))
+                  UDP(sport=40000 + seq % flows, dport=7) / Raw(payload))
 sent = {bytes(f)[12:]: bytes(f) for f in frames}
 
 # A big receive buffer: on a loaded machine this Python process may not run

@@ -167,6 +167,10 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 			json_u64(&j, "steered_out", r->fin.rx[i].steered_out);
 			json_u64(&j, "steered_in", r->fin.rx[i].steered_in);
 		}
+		if (r->fin.has_tx[i]) {
+			json_u64(&j, "tx_packets", r->fin.tx[i].tx_packets);
+			json_u64(&j, "tx_errors", r->fin.tx[i].tx_errors);
+		}
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);

@@ -62,6 +62,11 @@
 #define VLAN_TAG_LEN 4u
 #define MAC_ADDRS_LEN 12u /* the tag goes after destination and source MAC */
 #define AFP_MAX_QUEUES 64u
+/* Older UAPI headers lack it (Linux 6.x has it): the group's sockets skip
+ * frames the host sends, as PACKET_IGNORE_OUTGOING does for a lone socket. */
+#ifndef PACKET_FANOUT_FLAG_IGNORE_OUTGOING
+#define PACKET_FANOUT_FLAG_IGNORE_OUTGOING 0x4000
+#endif
 
 struct afp_wire {
 	char ifname[IF_NAMESIZE];
@@ -89,6 +94,7 @@ struct afp_rxq {
 	struct tpacket3_hdr *pkt; /* next frame in the current block, NULL: none */
 	uint32_t left;           /* frames left in the current block */
 	uint64_t drops;          /* PACKET_STATISTICS resets on read: accumulate */
+	int skip_outgoing;       /* the ring also gets frames the host sends: skip them */
 };
 
 struct afp_txq {
@@ -342,11 +348,22 @@ static gnio_error_t afp_rxq_open(void *wire, const struct gnio_wire_queue_cfg *c
 		goto fail;
 	if (w->queues > 1) {
 		/* hash: one flow, one socket (the kernel's flow hash; IP
-		 * fragments reassembled first so they hash alike) */
-		uint32_t fo = w->fanout_id | ((uint32_t)(PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG) << 16);
-		if (setsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fo, sizeof(fo))) {
+		 * fragments reassembled first so they hash alike). A group
+		 * delivers through its own hook, which PACKET_IGNORE_OUTGOING
+		 * above does not reach: without the group's flag, every frame
+		 * gnio sends would come back in (an echo would loop). */
+		uint32_t type = PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG;
+		uint32_t fo = w->fanout_id | ((type | PACKET_FANOUT_FLAG_IGNORE_OUTGOING) << 16);
+		int e = setsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fo, sizeof(fo)) ? errno : 0;
+		if (e == EINVAL) {
+			/* a kernel without the flag: skip outgoing frames in rx_burst */
+			fo = w->fanout_id | (type << 16);
+			e = setsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fo, sizeof(fo)) ? errno : 0;
+			q->skip_outgoing = 1;
+		}
+		if (e) {
 			err = gnio_fail(GNIO_ERROR_OPERATING_SYSTEM, COMP, "afpacket:%s: PACKET_FANOUT group %u: %s",
-					w->ifname, w->fanout_id, strerror(errno));
+					w->ifname, w->fanout_id, strerror(e));
 			goto fail;
 		}
 	}
@@ -458,6 +475,17 @@ static unsigned afp_rx_burst(void *qv, struct gnio_wire_frame *f, unsigned n)
 		}
 		while (q->left && got < n) {
 			struct tpacket3_hdr *h = q->pkt;
+			if (__builtin_expect(q->skip_outgoing, 0)) {
+				/* the sockaddr_ll the kernel puts after the header */
+				const struct sockaddr_ll *sll =
+					(const struct sockaddr_ll *)((const uint8_t *)h +
+								     TPACKET_ALIGN(sizeof(struct tpacket3_hdr)));
+				if (sll->sll_pkttype == PACKET_OUTGOING) {
+					q->pkt = (struct tpacket3_hdr *)((uint8_t *)h + h->tp_next_offset);
+					q->left--;
+					continue;
+				}
+			}
 			struct gnio_wire_frame *fr = &f[got++];
 			const uint8_t *mac = (const uint8_t *)h + h->tp_mac;
 			/* libpcap's test: the flag, or a non-zero TCI from kernels
