@@ -117,10 +117,11 @@ struct gnio_flow_stats {
 	uint32_t struct_size;      /* set by the caller */
 	uint64_t frames;           /* frames classified (by readers and by the wire's program) */
 	uint64_t default_hits;     /* frames that took the default action */
-	uint64_t removed_hits;     /* hits of rules removed so far */
+	uint64_t removed_hits;     /* hits of rules removed or replaced so far */
 	uint64_t xdp_frames;       /* of frames, those the wire's program classified in the kernel
 				    * (afxdp: the XDP program; afpacket: the socket filter) */
 	uint64_t xdp_no_socket;    /* XDP said gnio but no socket was bound to the queue: XDP_PASS */
+	uint64_t reloads;          /* rule sets replaced (gnio_flow_replace_*) */
 };
 
 /* One frame to classify, and what to do with it. */
@@ -198,6 +199,17 @@ gnio_error_t gnio_flow_load_file(struct gnio_flow *flow, const char *path);
 /* The same from a string; `name` (may be NULL) stands for the file name in
  * messages. */
 gnio_error_t gnio_flow_load_string(struct gnio_flow *flow, const char *text, const char *name);
+/* Put the rules of a rules file in place of all the flow's rules, at once
+ * (a reload): every reader and the wire's program go from the old table to
+ * the new one with no moment between, so every frame is classified by one
+ * or the other and counted. The old rules' hits move to
+ * gnio_flow_stats.removed_hits; the default stays unless the file sets one.
+ * All or nothing, with the errors and messages of gnio_flow_load_file, and
+ * FULL when the old and the new rules together exceed GNIO_FLOW_MAX_RULES
+ * (both hold a counter for a moment). */
+/* @since 0.2 flow_reload: Replace a flow's rules from a rules file or text in one step */
+gnio_error_t gnio_flow_replace_file(struct gnio_flow *flow, const char *path);
+gnio_error_t gnio_flow_replace_string(struct gnio_flow *flow, const char *text, const char *name);
 /* Parse one rule line ("udp dport 53 -> kernel"). A `default -> A` line sets
  * *is_default and fills only rule->action. Errors: INVALID_VALUE
  * ("COL: ..." in gnio_last_error_msg()). */

@@ -363,6 +363,85 @@ gnio_error_t flow_add_batch(struct gnio_flow *flow, const struct gnio_flow_rule 
 	return err;
 }
 
+/* The rules of a reload take fresh slots beside the old rules', so that a
+ * frame a reader classifies with the old table in the moment of the swap
+ * still counts for the old rule: the slots of the old rules are freed once
+ * publish() has waited for every reader to leave the old table. */
+gnio_error_t flow_replace_batch(struct gnio_flow *flow, const struct gnio_flow_rule *rules, uint32_t n,
+				const struct gnio_flow_action *dflt, uint32_t *bad)
+{
+	struct flow_entry *old;
+	uint32_t nold;
+	gnio_error_t err;
+
+	*bad = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		/* rules come from the parser: already full-size and checked */
+		err = flow_cap_check(flow->dev, rules[i].action.type);
+		if (err) {
+			*bad = i;
+			return err;
+		}
+	}
+	if (dflt) {
+		err = check_default(flow, dflt);
+		if (err) {
+			*bad = n;
+			return err;
+		}
+	}
+	old = malloc(sizeof(*old) * FK_MAX_RULES);
+	if (!old)
+		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");
+	pthread_mutex_lock(&flow->lock);
+	nold = flow->nentries;
+	if (nold + n > FK_MAX_RULES) {
+		pthread_mutex_unlock(&flow->lock);
+		free(old);
+		return gnio_fail(GNIO_ERROR_FULL, COMP,
+				 "a reload holds the old and the new rules at once for a moment: %u + %u is more than %d",
+				 nold, n, FK_MAX_RULES);
+	}
+	memcpy(old, flow->entries, sizeof(*old) * nold);
+	/* the new rules after the old ones, their slots taken; then the old
+	 * ones out of the table: one publication */
+	xdp_refresh(flow);
+	for (uint32_t i = 0; i < n; i++) {
+		struct flow_entry *e = &flow->entries[nold + i];
+		int sl = free_slot(flow);
+
+		e->id = flow->next_id++;
+		e->slot = (uint16_t)sl;
+		e->base = slot_count(flow, (unsigned)sl);
+		e->rule = rules[i];
+		flow->slot_used[sl] = 1;
+	}
+	memmove(&flow->entries[0], &flow->entries[nold], sizeof(flow->entries[0]) * n);
+	flow->nentries = n;
+	struct gnio_flow_action old_default = flow->default_action;
+	if (dflt)
+		flow->default_action = *dflt;
+	err = publish(flow);
+	if (err) {
+		for (uint32_t i = 0; i < n; i++)
+			flow->slot_used[flow->entries[i].slot] = 0;
+		memcpy(flow->entries, old, sizeof(*old) * nold);
+		flow->nentries = nold;
+		flow->default_action = old_default;
+	} else {
+		/* no reader and no kernel program can reach the old slots: final */
+		xdp_refresh(flow);
+		for (uint32_t i = 0; i < nold; i++) {
+			flow->removed_hits += slot_count(flow, old[i].slot) - old[i].base;
+			flow->slot_used[old[i].slot] = 0;
+		}
+		flow->reloads++;
+	}
+	pthread_mutex_unlock(&flow->lock);
+	free(old);
+	return err;
+}
+
 gnio_error_t gnio_flow_rule_remove(struct gnio_flow *flow, uint32_t rule_id, uint64_t *final_hits)
 {
 	struct flow_entry gone;
@@ -492,6 +571,7 @@ gnio_error_t gnio_flow_get_stats(struct gnio_flow *flow, struct gnio_flow_stats 
 	s.removed_hits = flow->removed_hits;
 	s.xdp_frames = flow->xdp[FK_SLOT_FRAMES] - flow->xdp_base[FK_SLOT_FRAMES];
 	s.xdp_no_socket = flow->xdp[FK_SLOT_NO_SOCKET] - flow->xdp_base[FK_SLOT_NO_SOCKET];
+	s.reloads = flow->reloads;
 	pthread_mutex_unlock(&flow->lock);
 	/* copy no more than the caller's struct holds (older callers) */
 	n = stats->struct_size && stats->struct_size < sizeof(s) ? stats->struct_size : (uint32_t)sizeof(s);

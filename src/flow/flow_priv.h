@@ -82,6 +82,7 @@ struct gnio_flow {
 	uint64_t retired[FK_SLOT_DEFAULT + 1];
 	uint64_t retired_frames;
 	uint64_t removed_hits;
+	uint64_t reloads;               /* successful gnio_flow_replace_* */
 	/* afxdp, afpacket: the wire's program classifies and counts */
 	const struct flow_wire_hooks *hooks;
 	void *wire;
@@ -108,6 +109,11 @@ uint32_t flow_key_hash(const struct fk_key *k, const uint8_t *frame, uint32_t le
  * n for the default) that was refused. */
 gnio_error_t flow_add_batch(struct gnio_flow *flow, const struct gnio_flow_rule *rules, uint32_t n,
 			    const struct gnio_flow_action *dflt, uint32_t *bad);
+
+/* flow.c: replace every rule with these and optionally set the default, as
+ * one publication; the old rules' hits go to removed_hits. */
+gnio_error_t flow_replace_batch(struct gnio_flow *flow, const struct gnio_flow_rule *rules, uint32_t n,
+				const struct gnio_flow_action *dflt, uint32_t *bad);
 
 /* flow_cap.c: NOT_SUPPORTED with the reason when dev cannot carry out type. */
 gnio_error_t flow_cap_check(const struct gnio_dev *dev, enum gnio_flow_action_type type);

@@ -465,7 +465,9 @@ gnio_error_t gnio_flow_rule_parse(const char *line, struct gnio_flow_rule *rule,
 	return GNIO_SUCCESS;
 }
 
-gnio_error_t gnio_flow_load_string(struct gnio_flow *flow, const char *text, const char *name)
+/* Parse the whole text, then add its rules (replace 0) or put them in place
+ * of the flow's rules (replace 1): one publication either way. */
+static gnio_error_t load_text(struct gnio_flow *flow, const char *text, const char *name, int replace)
 {
 	struct gnio_flow_rule *rules;
 	struct gnio_flow_action dflt;
@@ -523,7 +525,8 @@ gnio_error_t gnio_flow_load_string(struct gnio_flow *flow, const char *text, con
 			break;
 		p = eol + 1;
 	}
-	err = flow_add_batch(flow, rules, n, dflt_line ? &dflt : NULL, &bad);
+	err = replace ? flow_replace_batch(flow, rules, n, dflt_line ? &dflt : NULL, &bad)
+		      : flow_add_batch(flow, rules, n, dflt_line ? &dflt : NULL, &bad);
 	if (err) {
 		char msg[512];
 
@@ -540,7 +543,17 @@ out:
 	return err;
 }
 
-gnio_error_t gnio_flow_load_file(struct gnio_flow *flow, const char *path)
+gnio_error_t gnio_flow_load_string(struct gnio_flow *flow, const char *text, const char *name)
+{
+	return load_text(flow, text, name, 0);
+}
+
+gnio_error_t gnio_flow_replace_string(struct gnio_flow *flow, const char *text, const char *name)
+{
+	return load_text(flow, text, name, 1);
+}
+
+static gnio_error_t load_path(struct gnio_flow *flow, const char *path, int replace)
 {
 	FILE *fp;
 	char *buf;
@@ -571,11 +584,21 @@ gnio_error_t gnio_flow_load_file(struct gnio_flow *flow, const char *path)
 		err = gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "rules file %s contains a NUL byte (not text)", path);
 	} else {
 		buf[got] = 0;
-		err = gnio_flow_load_string(flow, buf, path);
+		err = load_text(flow, buf, path, replace);
 	}
 	fclose(fp);
 	free(buf);
 	return err;
+}
+
+gnio_error_t gnio_flow_load_file(struct gnio_flow *flow, const char *path)
+{
+	return load_path(flow, path, 0);
+}
+
+gnio_error_t gnio_flow_replace_file(struct gnio_flow *flow, const char *path)
+{
+	return load_path(flow, path, 1);
 }
 
 /* ---------------------------------------------------------- formatting -- */

@@ -129,4 +129,44 @@ check "run: frames moved between rings, and each was taken" \
 # queue 3 gets only what the rules send it: the 2001:db8::/32 rule and its rss share
 q3=$(jq_py "$TMP/run.json" 'd["per_queue"][3]["rx_packets"]')
 check "run: queue 3 got frames ($q3)" [ "$q3" -gt "${WANT[10]}" ]
+
+# --- SIGHUP reloads the rules file under traffic ------------------------------
+# The sw generator's UDP frames (dport 9000) go to queue 1 under the first
+# file; the second drops them; a third that does not parse is refused and
+# changes nothing. Every frame is counted by a rule of one set or the other.
+printf 'udp dport 9000 -> queue 1\ndefault -> gnio\n' > "$TMP/hup.rules"
+"$GNIO" run --gpu cpu --queues 2 --flow "$TMP/hup.rules" --rate 200000 --duration 4 --json \
+	> "$TMP/hup.json" 2> "$TMP/hup.err" &
+hp=$!
+for _ in $(seq 200); do grep -q ", running" "$TMP/hup.err" 2>/dev/null && break; sleep 0.05; done
+sleep 1
+printf 'udp -> drop\n' > "$TMP/hup.rules"
+kill -HUP $hp
+sleep 1
+printf 'udp dport 99999 -> drop\n' > "$TMP/hup.rules"
+kill -HUP $hp
+wait $hp; rc=$?
+check "SIGHUP with --flow: the run goes on to its end and exits 0 (got $rc)" [ $rc -eq 0 ]
+check "SIGHUP: the reload is reported" grep -q "gnio run: rules reloaded from $TMP/hup.rules: 1 rule(s)" "$TMP/hup.err"
+check "SIGHUP: a file that does not parse is refused, with its line and column" \
+	grep -q "reload of $TMP/hup.rules refused, the rules in force stay: $TMP/hup.rules:1:11:" "$TMP/hup.err"
+check "SIGHUP: one reload, one refused" \
+	[ "$(jq_py "$TMP/hup.json" '(d["flow"]["reloads"], d["flow"]["reloads_refused"])')" = "(1, 1)" ]
+check "SIGHUP: the second file's rule is in force, with the first file's default" \
+	[ "$(jq_py "$TMP/hup.json" '([r["rule"] for r in d["rules"]], d["default"]["rule"])')" = "(['udp -> drop'], 'default -> gnio')" ]
+check "SIGHUP: the first file's rule had frames before the reload (removed_hits)" \
+	[ "$(jq_py "$TMP/hup.json" 'd["flow"]["removed_hits"] > 0 and d["rules"][0]["hits"] > 0')" = True ]
+check "SIGHUP: every frame counted by one rule set or the other" \
+	[ "$(jq_py "$TMP/hup.json" 'd["flow"]["frames"] == d["offered"] == sum(r["hits"] for r in d["rules"]) + d["default"]["hits"] + d["flow"]["removed_hits"]')" = True ]
+check "SIGHUP: the books balance, the dropped ones are the drop rule's" \
+	[ "$(jq_py "$TMP/hup.json" 'd["balanced"] and d["dropped"]["flow_drop"] == d["rules"][0]["hits"] and d["kernel_packets"] == d["rx_packets"]')" = True ]
+# without a rules file SIGHUP stops the run, as a hangup does
+"$GNIO" run --gpu cpu --duration 30 --json > "$TMP/hup2.json" 2> "$TMP/hup2.err" &
+hp=$!
+for _ in $(seq 200); do grep -q ", running" "$TMP/hup2.err" 2>/dev/null && break; sleep 0.05; done
+sleep 0.5
+kill -HUP $hp
+wait $hp; rc=$?
+check "SIGHUP without --flow: the run stops and rolls back, exit 0 (got $rc)" \
+	[ $rc -eq 0 ] && [ "$(jq_py "$TMP/hup2.json" 'd["balanced"]')" = True ] && [ "$(jq_py "$TMP/hup2.json" 'd["duration_s"] < 20')" = True ]
 finish

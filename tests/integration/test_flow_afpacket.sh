@@ -9,7 +9,8 @@
 # VLAN tags, whose outer tag the kernel takes out of the frame before a
 # filter sees it; IPv6 extension chains) replayed with tcpreplay gets, rule
 # by rule, exactly the hits `gnio flow classify` gives the same capture,
-# under `gnio sink --flow` and `gnio run --flow --queues 2`. Then the same
+# under `gnio sink --flow` and `gnio run --flow --queues 2`; rules reloaded
+# with SIGHUP between two bursts: each burst counted by its own rules. Then the same
 # mix without CAP_BPF (the filter cannot be loaded): the proxies classify
 # and count every frame, with the same hits.
 . "$(dirname "$0")/wirelib.sh"
@@ -132,6 +133,35 @@ if run_ready "$TMPD/r2.err" $RP; then
 		"($want_gnio, 0, True, True)"
 else
 	bad "gnio run --queues 2 --flow on afpacket did not start"
+fi
+
+# --- 2c. a reload under traffic (SIGHUP): the filter's table swapped -------
+printf 'udp dport 9000 -> gnio\ndefault -> drop\n' >"$TMPD/hup.rules"
+ip netns exec "$NSA" "$GNIO" run --wire "afpacket:$VA" --gpu cpu --flow "$TMPD/hup.rules" --duration 60 --json \
+	>"$TMPD/r3.json" 2>"$TMPD/r3.err" &
+RP=$!
+BGPIDS="$BGPIDS $RP"
+if run_ready "$TMPD/r3.err" $RP; then
+	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 500 --proto udp >/dev/null || bad "gen udp"
+	sleep 0.5
+	printf 'udp -> drop\ndefault -> gnio\n' >"$TMPD/hup.rules"
+	kill -HUP $RP
+	for _ in $(seq 50); do grep -q "rules reloaded" "$TMPD/r3.err" && break; sleep 0.1; done
+	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 300 --proto udp >/dev/null || bad "gen udp"
+	sleep 0.5
+	kill -TERM $RP
+	wait $RP
+	R3="$TMPD/r3.json"
+	expect "reload: reported" "$(grep -c 'rules reloaded from' "$TMPD/r3.err")" 1
+	expect "reload: the 300 frames after it hit 'udp -> drop', the 500 before it the replaced rule" \
+		"$(json "$R3" "(j['rules'][0]['rule'], j['rules'][0]['hits'], j['flow']['removed_hits'], j['flow']['reloads'])")" \
+		"('udp -> drop', 300, 500, 1)"
+	expect "reload: gnio's socket took the 500 only, the kernel got them, balanced" \
+		"$(json "$R3" "(j['rx_packets'], j['dropped_total'], j['kernel_packets'], j['balanced'])")" "(500, 0, 500, True)"
+	expect "reload: every frame counted once, in the socket filter" \
+		"$(json "$R3" "j['flow']['frames'] == sum(r['hits'] for r in j['rules']) + j['default']['hits'] + j['flow']['removed_hits']")" True
+else
+	bad "gnio run --flow on afpacket did not start"
 fi
 
 # --- 3. without CAP_BPF: the proxies classify and count ---------------------

@@ -123,6 +123,35 @@ else
 	bad "gnio run --flow on afxdp did not start"
 fi
 
+# --- 1c. a reload under traffic (SIGHUP): the XDP program's table swapped --
+printf 'udp dport 9000 -> gnio\narp -> kernel\ndefault -> drop\n' >"$TMPD/hup.rules"
+ip netns exec "$NSA" "$GNIO" run --wire "afxdp:$VA" --gpu cpu --flow "$TMPD/hup.rules" --duration 60 --json \
+	>"$TMPD/r3.json" 2>"$TMPD/r3.err" &
+RP=$!
+BGPIDS="$BGPIDS $RP"
+if run_ready "$TMPD/r3.err" $RP; then
+	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 500 --proto udp >/dev/null || bad "gen udp"
+	sleep 0.5
+	printf 'udp -> drop\narp -> kernel\ndefault -> gnio\n' >"$TMPD/hup.rules"
+	kill -HUP $RP
+	for _ in $(seq 50); do grep -q "rules reloaded" "$TMPD/r3.err" && break; sleep 0.1; done
+	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 300 --proto udp >/dev/null || bad "gen udp"
+	sleep 0.5
+	kill -TERM $RP
+	wait $RP
+	R3="$TMPD/r3.json"
+	expect "reload: reported" "$(grep -c 'rules reloaded from' "$TMPD/r3.err")" 1
+	expect "reload: the 300 frames after it hit 'udp -> drop' (XDP_DROP), the 500 before it the replaced rule" \
+		"$(json "$R3" "(j['rules'][0]['rule'], j['rules'][0]['hits'], j['flow']['removed_hits'] >= 500, j['flow']['reloads'])")" \
+		"('udp -> drop', 300, True, 1)"
+	expect "reload: the kernel got the 500 only, balanced" \
+		"$(json "$R3" "(j['rx_packets'], j['kernel_packets'], j['balanced'])")" "(500, 500, True)"
+	expect "reload: every frame counted once, in the XDP program" \
+		"$(json "$R3" "j['flow']['frames'] == sum(r['hits'] for r in j['rules']) + j['default']['hits'] + j['flow']['removed_hits']")" True
+else
+	bad "gnio run --flow on afxdp did not start (reload)"
+fi
+
 # --- 2. a replayed mix: XDP hits = gnio flow classify hits ----------------
 if ! /usr/bin/python3 -c 'import scapy' 2>/dev/null; then
 	bad "no scapy for the mix"

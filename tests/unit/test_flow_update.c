@@ -191,10 +191,112 @@ static void test_add_remove_under_traffic(void **state)
 	assert_ok(gnio_flow_destroy(f));
 }
 
+/* Whole rule sets replaced while two readers classify (a reload): every
+ * frame counted by a rule of the old set or of the new one, the replaced
+ * rules' hits in removed_hits; a text that does not parse changes nothing. */
+static void test_replace_under_traffic(void **state)
+{
+	static struct pool pool;
+	static const char *const sets[] = {
+		"udp dport 0-20 -> queue 1\ntcp -> drop\nudp dport 21-40 -> kernel\n",
+		"# the second set\nudp -> queue 2\ndefault -> drop\n",
+		"tcp dport 10-63 -> queue 3\nudp dport 5 -> kernel\nudp dport 6 -> gnio\ndefault -> gnio\n",
+	};
+	struct worker w[2];
+	struct gnio_flow *f;
+	struct gnio_flow_stats st = {.struct_size = sizeof(st)};
+	uint8_t *current = calloc(MAX_ID, 1);
+	uint32_t n, id, reloads = 0, refused = 0;
+	int stop = 0;
+
+	(void)state;
+	for (int i = 0; i < NFRAMES; i++) {
+		struct tf_spec sp = {.ipv = 4, .proto = (i % 5) ? 17 : 6, .src = "10.0.0.1", .dst = "10.0.0.2",
+				     .sport = 1000, .dport = (uint16_t)i};
+
+		pool.fr[i].len = tf_build(pool.b[i], &sp);
+		pool.fr[i].data = pool.b[i];
+	}
+	assert_ok(gnio_flow_create(NULL, &f));
+	assert_ok(gnio_flow_load_string(f, sets[0], "set0"));
+	for (int i = 0; i < 2; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].flow = f;
+		w[i].pool = &pool;
+		w[i].stop = &stop;
+		w[i].tally = calloc(MAX_ID, sizeof(uint64_t));
+		assert_ok(gnio_flow_reader_create(f, (uint16_t)i, &w[i].rd));
+		assert_int_equal(pthread_create(&w[i].th, NULL, work, &w[i]), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		while (!__atomic_load_n(&w[i].frames, __ATOMIC_ACQUIRE))
+			sched_yield();
+	for (int round = 0; round < 300; round++) {
+		if (round % 10 == 9) {
+			/* refused on line 2: the rules in force stay, ids and all */
+			uint32_t before_n, after_n, before_id, after_id;
+
+			assert_ok(gnio_flow_get_rule_count(f, &before_n));
+			assert_ok(gnio_flow_get_rule(f, 0, &before_id, NULL));
+			assert_gnio(gnio_flow_replace_string(f, "udp -> queue 1\nudp dport 99999 -> drop\n", "bad"),
+				    GNIO_ERROR_INVALID_VALUE);
+			assert_non_null(strstr(gnio_last_error_msg(), "bad:2:"));
+			assert_ok(gnio_flow_get_rule_count(f, &after_n));
+			assert_ok(gnio_flow_get_rule(f, 0, &after_id, NULL));
+			assert_int_equal(after_n, before_n);
+			assert_int_equal(after_id, before_id);
+			refused++;
+			continue;
+		}
+		assert_ok(gnio_flow_replace_string(f, sets[round % 3], "set"));
+		reloads++;
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_join(w[i].th, NULL), 0);
+	print_message("%u reloads, %u refused; readers classified %llu + %llu frames\n", reloads, refused,
+		      (unsigned long long)w[0].frames, (unsigned long long)w[1].frames);
+
+	/* the last set (round 298: sets[1]) is in force, with its default */
+	assert_ok(gnio_flow_get_rule_count(f, &n));
+	assert_int_equal(n, 1);
+	{
+		struct gnio_flow_action d;
+
+		assert_ok(gnio_flow_get_default(f, &d));
+		assert_int_equal(d.type, GNIO_FLOW_ACTION_DROP);
+	}
+	assert_ok(gnio_flow_get_stats(f, &st));
+	assert_int_equal(st.reloads, reloads);
+	uint64_t total = w[0].frames + w[1].frames, sum = 0, hits, replaced = 0;
+	assert_int_equal(st.frames, total);
+	for (uint32_t i = 0; i < n; i++) {
+		assert_ok(gnio_flow_get_rule(f, i, &id, NULL));
+		assert_ok(gnio_flow_get_rule_hits(f, id, &hits));
+		assert_int_equal(hits, w[0].tally[id] + w[1].tally[id]);
+		current[id] = 1;
+		sum += hits;
+	}
+	for (uint32_t i = 1; i < MAX_ID; i++)
+		if (!current[i])
+			replaced += w[0].tally[i] + w[1].tally[i];
+	assert_int_equal(st.removed_hits, replaced); /* every old rule's frames, no more, no less */
+	assert_int_equal(st.default_hits, w[0].tally[0] + w[1].tally[0]);
+	assert_int_equal(sum + st.default_hits + st.removed_hits, total);
+	assert_true(replaced > 0);
+	for (int i = 0; i < 2; i++) {
+		assert_ok(gnio_flow_reader_destroy(w[i].rd));
+		free(w[i].tally);
+	}
+	free(current);
+	assert_ok(gnio_flow_destroy(f));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_remove_under_traffic),
+		cmocka_unit_test(test_replace_under_traffic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

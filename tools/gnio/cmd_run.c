@@ -22,6 +22,12 @@ static void on_signal(int sig)
 	run_stop_requested = 1;
 }
 
+static void on_hup(int sig)
+{
+	(void)sig;
+	run_reload_requested = 1;
+}
+
 static void step_log(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void step_log(int quiet, const char *fmt, ...)
 {
@@ -341,7 +347,9 @@ static int run(const struct run_opts *opts)
 	if (rc == GNIO_EXIT_OK) {
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
-		signal(SIGHUP, on_signal);
+		/* with a rules file, SIGHUP reloads it (a supervisor's reload);
+		 * without one it stops the run, as a hangup does */
+		signal(SIGHUP, o.flow_file ? on_hup : on_signal);
 		rc = launch(&s, &o);
 	}
 	if (rc != GNIO_EXIT_OK) {
@@ -393,6 +401,7 @@ static int run(const struct run_opts *opts)
 	run_drain_stop(&s.drain);
 	r.peer_received = s.drain.received;
 	collect(&s, &r);
+	r.flow_reloads_refused = lv.reloads_refused;
 	const int verify = !strcmp(o.app->name, "verify");
 	if (verify)
 		verify_books(&s, &r); /* needs the sw peer's counts: before the teardown */

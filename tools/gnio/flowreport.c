@@ -28,6 +28,8 @@ void flowreport_take(struct flowreport *fr, struct gnio_flow *flow)
 	fr->dflt.action = gnio_flow_action_name(dflt.type);
 	fr->dflt.id = GNIO_FLOW_RULE_DEFAULT;
 	gnio_flow_get_rule_hits(flow, GNIO_FLOW_RULE_DEFAULT, &fr->dflt.hits);
+	fr->stats.struct_size = sizeof(fr->stats);
+	gnio_flow_get_stats(flow, &fr->stats);
 }
 
 void flowreport_json_of(struct json *j, const struct flowreport *fr)

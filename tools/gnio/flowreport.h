@@ -23,6 +23,7 @@ struct flowreport {
 	uint32_t nrules;
 	struct flowreport_rule rules[GNIO_FLOW_MAX_RULES];
 	struct flowreport_rule dflt;
+	struct gnio_flow_stats stats; /* frames, removed_hits, reloads, ... */
 };
 
 void flowreport_take(struct flowreport *fr, struct gnio_flow *flow);

@@ -193,6 +193,7 @@ struct run_live {
 	int wire_failed;        /* the wire reported a fault (gnio_dev_get_wire_error) */
 	char wire_error[256];   /* its one-line reason */
 	int stop_requested;
+	uint64_t reloads_refused; /* SIGHUP reloads of the rules file that did not parse */
 };
 
 /* What the run ends with, for the report. */
@@ -209,6 +210,7 @@ struct run_result {
 	int offered_from_generator;
 	int balanced, consumed;
 	int has_flow;                                 /* --flow, config flow: or --rss */
+	uint64_t flow_reloads_refused;                /* SIGHUP reloads of the rules file refused */
 	/* verify app: with the sw generator and no steering each queue sees one
 	 * generator's frames in order, so every frame it dropped is a gap
 	 * between stamps, before the first or after the last one delivered */
@@ -218,6 +220,8 @@ struct run_result {
 };
 
 extern volatile sig_atomic_t run_stop_requested;
+/* SIGHUP with a rules file: put its rules in force again (docs/cli.md) */
+extern volatile sig_atomic_t run_reload_requested;
 
 void run_live_loop(struct run_state *s, struct run_live *lv);
 void run_sum_kernel(const struct run_state *s, uint64_t *pk, uint64_t *by);

@@ -9,6 +9,27 @@
 #include "run.h"
 
 volatile sig_atomic_t run_stop_requested;
+volatile sig_atomic_t run_reload_requested;
+
+/* SIGHUP: the rules file again, in place of the rules in force, in one step
+ * (gnio_flow_replace_file); a file that does not parse changes nothing. */
+static void reload_rules(struct run_state *s, struct run_live *lv)
+{
+	struct gnio_flow *flow = gnio_pipeline_get_flow(s->pl);
+	const char *path = s->o->flow_file;
+	uint32_t n = 0;
+
+	if (!flow || !path)
+		return;
+	if (gnio_flow_replace_file(flow, path) != GNIO_SUCCESS) {
+		lv->reloads_refused++;
+		fprintf(stderr, "gnio run: reload of %s refused, the rules in force stay: %s\n", path,
+			gnio_last_error_msg());
+		return;
+	}
+	gnio_flow_get_rule_count(flow, &n);
+	fprintf(stderr, "gnio run: rules reloaded from %s: %u rule(s)\n", path, n);
+}
 
 static double now_s(void)
 {
@@ -153,6 +174,10 @@ void run_live_loop(struct run_state *s, struct run_live *lv)
 	lv->t0 = last_t = idle_since = now_s();
 	while (!run_stop_requested) {
 		nap_ms(100);
+		if (run_reload_requested) {
+			run_reload_requested = 0;
+			reload_rules(s, lv);
+		}
 		double t = now_s();
 		if (o->duration > 0 && t - lv->t0 >= o->duration)
 			break;

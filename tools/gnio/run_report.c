@@ -194,6 +194,13 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	if (r->has_flow) {
 		json_u64(&j, "steered", r->rx.steered_out);
 		flowreport_json_of(&j, &r->flow);
+		/* frames = the rules' hits + the default's + removed_hits */
+		json_obj_begin(&j, "flow");
+		json_u64(&j, "frames", r->flow.stats.frames);
+		json_u64(&j, "removed_hits", r->flow.stats.removed_hits);
+		json_u64(&j, "reloads", r->flow.stats.reloads);
+		json_u64(&j, "reloads_refused", r->flow_reloads_refused);
+		json_obj_end(&j);
 	}
 	json_obj_end(&j);
 	json_finish(&j);
