@@ -22,69 +22,27 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "corpus.h"
 #include "testutil.h"
 #include "gnio/apps/classify.h"
 
-#define MAX_FRAMES 256
-#define BUFFER 9216u /* pool slot and max packet size of the end-to-end run */
-
-struct frame {
-	char name[96];
-	int expect;      /* enum gnio_proto */
-	uint32_t len;
-	uint8_t *data;
-};
-
-static struct frame frames[MAX_FRAMES];
+static struct corpus_frame frames[CORPUS_MAX_FRAMES];
 static unsigned nframes;
-
-static int proto_by_name(const char *n)
-{
-	for (int p = 0; p < GNIO_PROTO_COUNT; p++)
-		if (!strcmp(gnio_proto_name(p), n))
-			return p;
-	return -1;
-}
 
 static int load(void **state)
 {
 	(void)state;
-	char path[512], line[256];
-	snprintf(path, sizeof(path), "%s/EXPECTED", GNIO_CORPUS_DIR);
-	FILE *m = fopen(path, "r");
-	if (!m) {
-		fprintf(stderr, "cannot open %s\n", path);
+	int n = corpus_load(GNIO_CORPUS_DIR, frames, CORPUS_MAX_FRAMES);
+	if (n < 50)
 		return -1;
-	}
-	while (fgets(line, sizeof(line), m)) {
-		char name[96], expect[32];
-		unsigned len;
-		if (line[0] == '#' || sscanf(line, "%95s %31s %u", name, expect, &len) != 3)
-			continue;
-		if (nframes == MAX_FRAMES || proto_by_name(expect) < 0)
-			return -1;
-		struct frame *f = &frames[nframes++];
-		snprintf(f->name, sizeof(f->name), "%s", name);
-		f->expect = proto_by_name(expect);
-		f->len = len;
-		f->data = malloc(len ? len : 1);
-		snprintf(path, sizeof(path), "%s/%s", GNIO_CORPUS_DIR, name);
-		FILE *b = fopen(path, "rb");
-		if (!b || !f->data || fread(f->data, 1, len, b) != len || fgetc(b) != EOF) {
-			fprintf(stderr, "%s: missing or not %u bytes\n", path, len);
-			return -1;
-		}
-		fclose(b);
-	}
-	fclose(m);
-	return nframes >= 50 ? 0 : -1;
+	nframes = (unsigned)n;
+	return 0;
 }
 
 static int unload(void **state)
 {
 	(void)state;
-	for (unsigned i = 0; i < nframes; i++)
-		free(frames[i].data);
+	corpus_free(frames, nframes);
 	return 0;
 }
 
@@ -144,65 +102,10 @@ static void test_generator_rejects_all(void **state)
 	}
 }
 
-struct books {
-	struct tpipe *p;
-	uint64_t n;
-};
-
-static int all_counted(void *arg)
-{
-	struct books *b = arg;
-	struct gnio_eth_rxq_stats st;
-	gnio_eth_rxq_get_stats(b->p->rxq, &st);
-	return st.rx_packets + st.dropped_total >= b->n;
-}
-
 static void test_e2e_cpu_device(void **state)
 {
 	(void)state;
-	struct tpipe p;
-	struct tpipe_cfg c;
-	tpipe_cfg_default(&c, "sw:corpus");
-	c.ring = 128;
-	c.slot = BUFFER;
-	c.max_packet = BUFFER;
-	assert_ok(tpipe_up(&p, &c));
-	assert_ok(tpipe_launch(&p, "classify"));
-
-	uint64_t want[GNIO_PROTO_COUNT] = {0}, runt = 0, too_big = 0, delivered = 0;
-	for (unsigned i = 0; i < nframes; i++) {
-		const struct frame *f = &frames[i];
-		assert_ok(gnio_sw_peer_send(p.peer, 0, f->data, f->len));
-		if (f->len < 14)
-			runt++;
-		else if (f->len > BUFFER)
-			too_big++;
-		else
-			want[f->expect]++, delivered++;
-	}
-	struct books b = {&p, nframes};
-	assert_true(wait_until(all_counted, &b, 10000));
-	assert_ok(gnio_eth_rxq_quiesce(p.rxq));
-	struct gnio_eth_rxq_stats st;
-	assert_ok(gnio_eth_rxq_get_stats(p.rxq, &st));
-	assert_true(tpipe_wait_packets(&p, st.rx_packets, 10000));
-	assert_ok(gnio_runner_stop(p.runner, 5000));
-
-	assert_int_equal(st.rx_packets, delivered);
-	assert_int_equal(st.dropped[GNIO_DROP_RUNT], runt);
-	assert_int_equal(st.dropped[GNIO_DROP_TOO_BIG], too_big);
-	assert_int_equal(st.dropped_total, runt + too_big);
-	assert_int_equal(st.rx_packets + st.dropped_total, nframes);
-	assert_int_equal(gnio_load_acquire_u64(&p.stats_cpu->packets), delivered);
-	for (int k = 0; k < GNIO_PROTO_COUNT; k++) {
-		uint64_t got = gnio_load_acquire_u64(&p.stats_cpu->proto[k]);
-		if (got != want[k])
-			fail_msg("classify app counted %llu %s frames, expected %llu", (unsigned long long)got,
-				 gnio_proto_name(k), (unsigned long long)want[k]);
-	}
-	print_message("%u frames: %llu classified, %llu runt, %llu too_big\n", nframes,
-		      (unsigned long long)delivered, (unsigned long long)runt, (unsigned long long)too_big);
-	tpipe_down(&p);
+	corpus_run_classify("cpu", GNIO_GPU_MEM_TYPE_CPU_GPU, frames, nframes);
 }
 
 int main(void)
