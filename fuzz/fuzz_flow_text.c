@@ -25,7 +25,11 @@
  *    default is the default line's (or unchanged);
  *  - the canonical text of the loaded flow (each rule formatted, then
  *    "default -> " and the default) loads into a fresh flow as the same
- *    rules and default. */
+ *    rules and default;
+ *  - gnio_flow_replace_string of the text, in place of the two rules,
+ *    returns what the load returned; on success the flow holds exactly the
+ *    text's rules with ids none of the replaced ones had, one reload
+ *    counted; on failure nothing changed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,6 +360,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			abort(); /* no wire: nothing else can refuse */
 		}
+	}
+	if (gnio_flow_destroy(f) != GNIO_SUCCESS)
+		abort();
+
+	/* The same text as a reload, in place of the two rules: accepted
+	 * exactly when the load above was (the old and the new rules must fit
+	 * together, as they had to there), then the flow holds the text's
+	 * rules alone, with fresh ids; refused with the load's error, changing
+	 * nothing. */
+	if (gnio_flow_create(NULL, &f) != GNIO_SUCCESS || gnio_flow_load_string(f, PRE_TEXT, NULL) != GNIO_SUCCESS)
+		abort();
+	take(f, before);
+	gnio_error_t rerr = gnio_flow_replace_string(f, text, "f.rules");
+	take(f, after);
+	if (rerr != err)
+		abort();
+	if (rerr == GNIO_SUCCESS) {
+		if (after->n != nrules)
+			abort();
+		for (uint32_t i = 0; i < after->n; i++) {
+			if (memcmp(&after->rules[i], &parsed[i], sizeof(parsed[0])))
+				abort();
+			for (uint32_t k = 0; k < before->n; k++)
+				if (after->ids[i] == before->ids[k])
+					abort(); /* a replaced rule's id is not reused */
+		}
+		struct gnio_flow_stats st = {.struct_size = sizeof(st)};
+		if (gnio_flow_get_stats(f, &st) != GNIO_SUCCESS || st.reloads != 1 || st.removed_hits != 0)
+			abort();
+	} else if (after->n != before->n || memcmp(after->ids, before->ids, sizeof(before->ids[0]) * before->n) ||
+		   memcmp(&after->dflt, &before->dflt, sizeof(before->dflt))) {
+		abort();
 	}
 	if (gnio_flow_destroy(f) != GNIO_SUCCESS)
 		abort();
