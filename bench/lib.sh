@@ -14,3 +14,20 @@ thread_ticks() {
 	done
 	echo $sum
 }
+
+# veth_up NSA NSB VA VB: two network namespaces joined by a veth pair (VA in
+# NSA, VB in NSB), up, IPv6 off so no autoconf frame adds to the counts, and
+# both removed when the calling script exits. Needs root; exits 77 otherwise.
+veth_up() {
+	local a=$1 b=$2 va=$3 vb=$4
+	[ "$(id -u)" = 0 ] || { echo "needs root"; exit 77; }
+	ip netns add "$a" && ip netns add "$b" || exit 77
+	# shellcheck disable=SC2064 # the names are fixed now
+	trap "ip netns del $a 2>/dev/null; ip netns del $b 2>/dev/null" EXIT
+	ip link add "$va" type veth peer name "$vb" && ip link set "$va" netns "$a" && ip link set "$vb" netns "$b" ||
+		exit 77
+	for n in "$a:$va" "$b:$vb"; do
+		ip netns exec "${n%%:*}" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		ip -n "${n%%:*}" link set "${n##*:}" up
+	done
+}

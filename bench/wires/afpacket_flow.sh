@@ -20,15 +20,10 @@ GNIO=${GNIO:-build/gnio}
 N=${1:-2000000}
 ROUNDS=${2:-3}
 NSA=gfA$$ NSB=gfB$$ VA=gfa$$ VB=gfb$$
+. "$(dirname "$0")/../lib.sh"
+veth_up $NSA $NSB $VA $VB
 T=$(mktemp -d)
 trap 'ip netns del $NSA 2>/dev/null; ip netns del $NSB 2>/dev/null; rm -rf $T' EXIT
-[ "$(id -u)" = 0 ] || { echo "needs root"; exit 77; }
-ip netns add $NSA && ip netns add $NSB || exit 77
-ip link add $VA type veth peer name $VB && ip link set $VA netns $NSA && ip link set $VB netns $NSB
-for n in $NSA:$VA $NSB:$VB; do
-	ip netns exec ${n%%:*} sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n ${n%%:*} link set ${n##*:} up
-done
 jf() { /usr/bin/python3 -c "import json,sys; j=json.loads([l for l in open(sys.argv[1]) if l.startswith('{')][-1]); print($2)" "$1"; }
 # gen's source ports are 1024 + flow: flows 0..31 to gnio, 32..63 dropped
 printf 'udp sport 1024-1055 -> gnio\ndefault -> drop\n' >$T/rules

@@ -8,15 +8,10 @@ set -u
 GNIO=${GNIO:-build/gnio}
 N=${1:-2000000}
 NSA=gbA$$ NSB=gbB$$ VA=gba$$ VB=gbb$$
+. "$(dirname "$0")/../lib.sh"
+veth_up $NSA $NSB $VA $VB
 T=$(mktemp -d)
 trap 'ip netns del $NSA 2>/dev/null; ip netns del $NSB 2>/dev/null; rm -rf $T' EXIT
-[ "$(id -u)" = 0 ] || { echo "needs root"; exit 77; }
-ip netns add $NSA && ip netns add $NSB || exit 77
-ip link add $VA type veth peer name $VB && ip link set $VA netns $NSA && ip link set $VB netns $NSB
-for n in $NSA:$VA $NSB:$VB; do
-	ip netns exec ${n%%:*} sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n ${n%%:*} link set ${n##*:} up
-done
 jf() { /usr/bin/python3 -c "import json,sys; j=json.loads([l for l in open(sys.argv[1]) if l.startswith('{')][-1]); print($2)" "$1"; }
 GEN=afpacket # the common generator for every receive row
 

@@ -10,7 +10,6 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -30,25 +29,6 @@ static int ethtool(int fd, const char *ifname, void *cmd)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = cmd;
 	return ioctl(fd, SIOCETHTOOL, &ifr) ? errno : 0;
-}
-
-/* The RX queues the kernel has for the interface (/sys/class/net/IF/queues/rx-*),
- * when the driver does not report channels. */
-static uint32_t sysfs_rx_queues(const char *ifname)
-{
-	char path[128];
-	uint32_t n = 0;
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) != NULL)
-		n += !strncmp(e->d_name, "rx-", 3);
-	closedir(d);
-	return n;
 }
 
 static const char *why(int err)
@@ -71,7 +51,7 @@ gnio_error_t gnio_wire_nic_steering(const char *ifname, struct gnio_wire_steerin
 	if (ethtool(fd, ifname, &ch) == 0 && ch.rx_count + ch.combined_count)
 		st->hw_rx_queues = ch.rx_count + ch.combined_count;
 	else
-		st->hw_rx_queues = sysfs_rx_queues(ifname);
+		st->hw_rx_queues = gnio_wire_sysfs_queues(ifname, "rx-");
 	/* RSS: the size of the indirection table (asked with size 0) */
 	err = ethtool(fd, ifname, &ind);
 	if (!err && ind.size) {

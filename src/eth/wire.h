@@ -109,6 +109,9 @@ struct gnio_wire_ops {
 /* check for interface wires: NOT_FOUND when ifname no longer names ifindex
  * (deleted or renamed), NOT_CONNECTED when it is down; msg says which. */
 gnio_error_t gnio_wire_check_link(const char *ifname, int ifindex, char *msg, size_t msg_len);
+/* Queues of interface ifname whose sysfs names start with prefix ("rx-",
+ * "tx-"): /sys/class/net/IF/queues. 0 when the directory cannot be read. */
+unsigned gnio_wire_sysfs_queues(const char *ifname, const char *prefix);
 /* The NIC steering of interface ifname (src/eth/nic_steering.c), for the
  * netdev wires' steering op. */
 gnio_error_t gnio_wire_nic_steering(const char *ifname, struct gnio_wire_steering *st);

@@ -6,6 +6,7 @@
  * defined next to its parser). gnio_dev_open checks a spec's options against
  * that list before the wire sees them, so a typo such as `mdoe=skb` is refused
  * with the valid names instead of being ignored. */
+#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
@@ -227,4 +228,22 @@ gnio_error_t gnio_wire_check_link(const char *ifname, int ifindex, char *msg, si
 		return GNIO_ERROR_NOT_CONNECTED;
 	}
 	return GNIO_SUCCESS;
+}
+
+unsigned gnio_wire_sysfs_queues(const char *ifname, const char *prefix)
+{
+	char path[128];
+	unsigned n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
 }

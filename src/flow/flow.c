@@ -336,8 +336,10 @@ gnio_error_t gnio_flow_rule_add(struct gnio_flow *flow, const struct gnio_flow_r
 	return err;
 }
 
-gnio_error_t flow_add_batch(struct gnio_flow *flow, const struct gnio_flow_rule *rules, uint32_t n,
-			    const struct gnio_flow_action *dflt, uint32_t *bad)
+/* The wire can carry out every rule's action and the default's; on failure
+ * *bad is the index of the rule (or n for the default). */
+static gnio_error_t check_batch(struct gnio_flow *flow, const struct gnio_flow_rule *rules, uint32_t n,
+				const struct gnio_flow_action *dflt, uint32_t *bad)
 {
 	gnio_error_t err;
 
@@ -357,6 +359,15 @@ gnio_error_t flow_add_batch(struct gnio_flow *flow, const struct gnio_flow_rule 
 			return err;
 		}
 	}
+	return GNIO_SUCCESS;
+}
+
+gnio_error_t flow_add_batch(struct gnio_flow *flow, const struct gnio_flow_rule *rules, uint32_t n,
+			    const struct gnio_flow_action *dflt, uint32_t *bad)
+{
+	gnio_error_t err;
+
+	GNIO_CHECK(check_batch(flow, rules, n, dflt, bad));
 	pthread_mutex_lock(&flow->lock);
 	err = insert_and_publish(flow, flow->nentries, rules, n, dflt, NULL);
 	pthread_mutex_unlock(&flow->lock);
@@ -374,22 +385,7 @@ gnio_error_t flow_replace_batch(struct gnio_flow *flow, const struct gnio_flow_r
 	uint32_t nold;
 	gnio_error_t err;
 
-	*bad = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		/* rules come from the parser: already full-size and checked */
-		err = flow_cap_check(flow->dev, rules[i].action.type);
-		if (err) {
-			*bad = i;
-			return err;
-		}
-	}
-	if (dflt) {
-		err = check_default(flow, dflt);
-		if (err) {
-			*bad = n;
-			return err;
-		}
-	}
+	GNIO_CHECK(check_batch(flow, rules, n, dflt, bad));
 	old = malloc(sizeof(*old) * FK_MAX_RULES);
 	if (!old)
 		return gnio_fail(GNIO_ERROR_NO_MEMORY, COMP, "out of memory");

@@ -63,24 +63,9 @@ expect "the socket filter classified every frame it counted" \
 	"$(json "$S1" "j['flow']['xdp_frames'] == sum(r['hits'] for r in j['flow']['rules']) + j['flow']['default']['hits']")" True
 
 # --- 2. a replayed mix: the filter's hits = gnio flow classify hits --------
-/usr/bin/python3 -c 'import scapy' 2>/dev/null || die "no scapy for the mix (python3-scapy)"
-/usr/bin/python3 "$GNIO_SRC/tests/cli/flow_mix.py" "$TMPD/mix.pcap" 2000 5 || die "writing the mix"
-cat >"$TMPD/mix.rules" <<'R'
-udp dport 4791-4800 -> rss 0,1
-icmp -> kernel
-arp -> kernel
-vlan 200 -> drop
-ipv4 src 10.0.0.0/8 tcp dport 80 -> queue 0
-ipv6 udp dport 53 -> kernel
-dst 192.168.7.0/24 -> drop
-tcp sport 1-1023 -> kernel
-ethertype 0x88cc -> drop
-ipv6 -> gnio
-default -> kernel
-R
-"$GNIO" flow classify "$TMPD/mix.rules" --pcap "$TMPD/mix.pcap" --json >"$TMPD/want.json" || bad "flow classify"
-n=$(json "$TMPD/want.json" "len(j['rules'])")
-want_gnio=$(json "$TMPD/want.json" "j['actions']['gnio'] + j['actions']['queue'] + j['actions']['rss'] + j['actions']['cpu']")
+flow_mix_want
+n=$MIX_RULES
+want_gnio=$MIX_GNIO
 [ "$(json "$TMPD/want.json" "j['rules'][3]['hits']")" -gt 0 ] && ok "the mix has VLAN 200 frames" ||
 	bad "the mix has no VLAN 200 frame: the outer-tag path is not tested"
 # the host must not answer anything during the replay: no address on A
@@ -136,33 +121,7 @@ else
 fi
 
 # --- 2c. a reload under traffic (SIGHUP): the filter's table swapped -------
-printf 'udp dport 9000 -> gnio\ndefault -> drop\n' >"$TMPD/hup.rules"
-ip netns exec "$NSA" "$GNIO" run --wire "afpacket:$VA" --gpu cpu --flow "$TMPD/hup.rules" --duration 60 --json \
-	>"$TMPD/r3.json" 2>"$TMPD/r3.err" &
-RP=$!
-BGPIDS="$BGPIDS $RP"
-if run_ready "$TMPD/r3.err" $RP; then
-	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 500 --proto udp >/dev/null || bad "gen udp"
-	sleep 0.5
-	printf 'udp -> drop\ndefault -> gnio\n' >"$TMPD/hup.rules"
-	kill -HUP $RP
-	for _ in $(seq 50); do grep -q "rules reloaded" "$TMPD/r3.err" && break; sleep 0.1; done
-	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 300 --proto udp >/dev/null || bad "gen udp"
-	sleep 0.5
-	kill -TERM $RP
-	wait $RP
-	R3="$TMPD/r3.json"
-	expect "reload: reported" "$(grep -c 'rules reloaded from' "$TMPD/r3.err")" 1
-	expect "reload: the 300 frames after it hit 'udp -> drop', the 500 before it the replaced rule" \
-		"$(json "$R3" "(j['rules'][0]['rule'], j['rules'][0]['hits'], j['flow']['removed_hits'], j['flow']['reloads'])")" \
-		"('udp -> drop', 300, 500, 1)"
-	expect "reload: gnio's socket took the 500 only, the kernel got them, balanced" \
-		"$(json "$R3" "(j['rx_packets'], j['dropped_total'], j['kernel_packets'], j['balanced'])")" "(500, 0, 500, True)"
-	expect "reload: every frame counted once, in the socket filter" \
-		"$(json "$R3" "j['flow']['frames'] == sum(r['hits'] for r in j['rules']) + j['default']['hits'] + j['flow']['removed_hits']")" True
-else
-	bad "gnio run --flow on afpacket did not start"
-fi
+reload_check afpacket
 
 # --- 3. without CAP_BPF: the proxies classify and count ---------------------
 mix_sink s3 env GNIO_LOG_LEVEL=warning setpriv --bounding-set -bpf,-sys_admin,-perfmon --

@@ -124,54 +124,14 @@ else
 fi
 
 # --- 1c. a reload under traffic (SIGHUP): the XDP program's table swapped --
-printf 'udp dport 9000 -> gnio\narp -> kernel\ndefault -> drop\n' >"$TMPD/hup.rules"
-ip netns exec "$NSA" "$GNIO" run --wire "afxdp:$VA" --gpu cpu --flow "$TMPD/hup.rules" --duration 60 --json \
-	>"$TMPD/r3.json" 2>"$TMPD/r3.err" &
-RP=$!
-BGPIDS="$BGPIDS $RP"
-if run_ready "$TMPD/r3.err" $RP; then
-	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 500 --proto udp >/dev/null || bad "gen udp"
-	sleep 0.5
-	printf 'udp -> drop\narp -> kernel\ndefault -> gnio\n' >"$TMPD/hup.rules"
-	kill -HUP $RP
-	for _ in $(seq 50); do grep -q "rules reloaded" "$TMPD/r3.err" && break; sleep 0.1; done
-	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 300 --proto udp >/dev/null || bad "gen udp"
-	sleep 0.5
-	kill -TERM $RP
-	wait $RP
-	R3="$TMPD/r3.json"
-	expect "reload: reported" "$(grep -c 'rules reloaded from' "$TMPD/r3.err")" 1
-	expect "reload: the 300 frames after it hit 'udp -> drop' (XDP_DROP), the 500 before it the replaced rule" \
-		"$(json "$R3" "(j['rules'][0]['rule'], j['rules'][0]['hits'], j['flow']['removed_hits'] >= 500, j['flow']['reloads'])")" \
-		"('udp -> drop', 300, True, 1)"
-	expect "reload: the kernel got the 500 only, balanced" \
-		"$(json "$R3" "(j['rx_packets'], j['kernel_packets'], j['balanced'])")" "(500, 500, True)"
-	expect "reload: every frame counted once, in the XDP program" \
-		"$(json "$R3" "j['flow']['frames'] == sum(r['hits'] for r in j['rules']) + j['default']['hits'] + j['flow']['removed_hits']")" True
-else
-	bad "gnio run --flow on afxdp did not start (reload)"
-fi
+reload_check afxdp
 
 # --- 2. a replayed mix: XDP hits = gnio flow classify hits ----------------
 if ! /usr/bin/python3 -c 'import scapy' 2>/dev/null; then
 	bad "no scapy for the mix"
 	finish
 fi
-/usr/bin/python3 "$GNIO_SRC/tests/cli/flow_mix.py" "$TMPD/mix.pcap" 2000 5 || die "writing the mix"
-cat >"$TMPD/mix.rules" <<'R'
-udp dport 4791-4800 -> rss 0,1
-icmp -> kernel
-arp -> kernel
-vlan 200 -> drop
-ipv4 src 10.0.0.0/8 tcp dport 80 -> queue 0
-ipv6 udp dport 53 -> kernel
-dst 192.168.7.0/24 -> drop
-tcp sport 1-1023 -> kernel
-ethertype 0x88cc -> drop
-ipv6 -> gnio
-default -> kernel
-R
-"$GNIO" flow classify "$TMPD/mix.rules" --pcap "$TMPD/mix.pcap" --json >"$TMPD/want.json" || bad "flow classify"
+flow_mix_want
 # the host must not answer anything during the replay: no address on A
 ip -n "$NSA" addr flush dev "$VA"
 sink_start "$NSA" s2 --wire "afxdp:$VA" --flow "$TMPD/mix.rules" --duration 60 || die "sink did not start"
@@ -180,7 +140,7 @@ sleep 1
 kill -INT "$SINKPID"
 sink_wait
 S2="$TMPD/s2.json"
-n=$(json "$TMPD/want.json" "len(j['rules'])")
+n=$MIX_RULES
 for i in $(seq 0 $((n - 1))); do
 	expect "rule $i '$(json "$TMPD/want.json" "j['rules'][$i]['rule']")': XDP hits = classify hits" \
 		"$(json "$S2" "j['flow']['rules'][$i]['hits']")" "$(json "$TMPD/want.json" "j['rules'][$i]['hits']")"
@@ -188,7 +148,7 @@ done
 expect "default: XDP hits = classify hits" "$(json "$S2" "j['flow']['default']['hits']")" \
 	"$(json "$TMPD/want.json" "j['default']['hits']")"
 expect "XDP classified the 2000 frames" "$(json "$S2" "j['flow']['xdp_frames']")" 2000
-want_gnio=$(json "$TMPD/want.json" "j['actions']['gnio'] + j['actions']['queue'] + j['actions']['rss'] + j['actions']['cpu']")
+want_gnio=$MIX_GNIO
 expect "frames for gnio: received + dropped + no socket = the gnio rules' hits" \
 	"$(json "$S2" "j['rx_packets'] + j['dropped_total'] + j['flow']['xdp_no_socket']")" "$want_gnio"
 

@@ -328,3 +328,63 @@ finish() {
 	echo "all checks passed"
 	exit 0
 }
+
+# reload_check WIRE: gnio run --flow FILE on WIRE:$VA, 500 UDP frames to port
+# 9000 under rules that give them to gnio, then FILE rewritten to drop UDP
+# and SIGHUP, then 300 more: the 300 counted by the new rule (dropped where
+# the wire's kernel program runs, so gnio never gets them), the 500 by the
+# replaced one (removed_hits), the kernel getting exactly the 500, and
+# frames = hits + default + removed_hits.
+reload_check() {
+	local w=$1
+	printf 'udp dport 9000 -> gnio\narp -> kernel\ndefault -> drop\n' >"$TMPD/hup.rules"
+	ip netns exec "$NSA" "$GNIO" run --wire "$w:$VA" --gpu cpu --flow "$TMPD/hup.rules" --duration 60 --json \
+		>"$TMPD/hup.json" 2>"$TMPD/hup.err" &
+	local rp=$!
+	BGPIDS="$BGPIDS $rp"
+	run_ready "$TMPD/hup.err" $rp || { bad "$w reload: gnio run --flow did not start"; return; }
+	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 500 --proto udp >/dev/null || bad "gen udp"
+	sleep 0.5
+	printf 'udp -> drop\narp -> kernel\ndefault -> gnio\n' >"$TMPD/hup.rules"
+	kill -HUP $rp
+	for _ in $(seq 50); do grep -q "rules reloaded" "$TMPD/hup.err" && break; sleep 0.1; done
+	ip netns exec "$NSB" "$GNIO" gen --wire "afpacket:$VB" --count 300 --proto udp >/dev/null || bad "gen udp"
+	sleep 0.5
+	kill -TERM $rp
+	wait $rp
+	local r="$TMPD/hup.json"
+	expect "$w reload: reported" "$(grep -c 'rules reloaded from' "$TMPD/hup.err")" 1
+	expect "$w reload: the 300 frames after it hit 'udp -> drop', the 500 before it the replaced rule" \
+		"$(json "$r" "(j['rules'][0]['rule'], j['rules'][0]['hits'], j['flow']['removed_hits'] >= 500, j['flow']['reloads'])")" \
+		"('udp -> drop', 300, True, 1)"
+	expect "$w reload: gnio got the 500 only, the kernel all of them, balanced" \
+		"$(json "$r" "(j['rx_packets'], j['dropped_total'], j['kernel_packets'], j['balanced'])")" "(500, 0, 500, True)"
+	expect "$w reload: every frame counted once, in the wire's kernel program" \
+		"$(json "$r" "j['flow']['frames'] == j['flow']['xdp_frames'] == sum(r['hits'] for r in j['rules']) + j['default']['hits'] + j['flow']['removed_hits']")" True
+}
+
+# flow_mix_want: the flow tests' replayed mix ($TMPD/mix.pcap, 2000 frames:
+# UDP/TCP over IPv4 and IPv6 with extension headers, ICMP, ARP, one and two
+# VLAN tags, LLDP), its rules ($TMPD/mix.rules, every action) and what
+# `gnio flow classify` says of it ($TMPD/want.json); sets MIX_RULES (the
+# number of rules) and MIX_GNIO (frames whose action gives them to gnio).
+flow_mix_want() {
+	$PY -c 'import scapy' 2>/dev/null || die "no scapy for the mix (python3-scapy)"
+	$PY "$GNIO_SRC/tests/cli/flow_mix.py" "$TMPD/mix.pcap" 2000 5 || die "writing the mix"
+	cat >"$TMPD/mix.rules" <<'R'
+udp dport 4791-4800 -> rss 0,1
+icmp -> kernel
+arp -> kernel
+vlan 200 -> drop
+ipv4 src 10.0.0.0/8 tcp dport 80 -> queue 0
+ipv6 udp dport 53 -> kernel
+dst 192.168.7.0/24 -> drop
+tcp sport 1-1023 -> kernel
+ethertype 0x88cc -> drop
+ipv6 -> gnio
+default -> kernel
+R
+	"$GNIO" flow classify "$TMPD/mix.rules" --pcap "$TMPD/mix.pcap" --json >"$TMPD/want.json" || bad "flow classify"
+	MIX_RULES=$(json "$TMPD/want.json" "len(j['rules'])")
+	MIX_GNIO=$(json "$TMPD/want.json" "j['actions']['gnio'] + j['actions']['queue'] + j['actions']['rss'] + j['actions']['cpu']")
+}

@@ -41,6 +41,18 @@ struct worker {
 	uint64_t pinned_missed;  /* dport 7 frames not given to the pinned rule */
 };
 
+/* UDP (and every fifth TCP) frames to ports 0..NFRAMES-1 */
+static void pool_build(struct pool *pool)
+{
+	for (int i = 0; i < NFRAMES; i++) {
+		struct tf_spec s = {.ipv = 4, .proto = (i % 5) ? 17 : 6, .src = "10.0.0.1", .dst = "10.0.0.2",
+				    .sport = 1000, .dport = (uint16_t)i};
+
+		pool->fr[i].len = tf_build(pool->b[i], &s);
+		pool->fr[i].data = pool->b[i];
+	}
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -85,13 +97,7 @@ static void test_add_remove_under_traffic(void **state)
 	uint64_t t0;
 
 	(void)state;
-	for (int i = 0; i < NFRAMES; i++) {
-		struct tf_spec s = {.ipv = 4, .proto = (i % 5) ? 17 : 6, .src = "10.0.0.1", .dst = "10.0.0.2",
-				    .sport = 1000, .dport = (uint16_t)i};
-
-		pool.fr[i].len = tf_build(pool.b[i], &s);
-		pool.fr[i].data = pool.b[i];
-	}
+	pool_build(&pool);
 	assert_ok(gnio_flow_create(NULL, &f));
 	assert_ok(gnio_flow_rule_parse("udp dport 7 -> queue 7", &r, &d));
 	assert_ok(gnio_flow_rule_add(f, &r, &pinned));
@@ -210,13 +216,7 @@ static void test_replace_under_traffic(void **state)
 	int stop = 0;
 
 	(void)state;
-	for (int i = 0; i < NFRAMES; i++) {
-		struct tf_spec sp = {.ipv = 4, .proto = (i % 5) ? 17 : 6, .src = "10.0.0.1", .dst = "10.0.0.2",
-				     .sport = 1000, .dport = (uint16_t)i};
-
-		pool.fr[i].len = tf_build(pool.b[i], &sp);
-		pool.fr[i].data = pool.b[i];
-	}
+	pool_build(&pool);
 	assert_ok(gnio_flow_create(NULL, &f));
 	assert_ok(gnio_flow_load_string(f, sets[0], "set0"));
 	for (int i = 0; i < 2; i++) {

@@ -47,7 +47,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <linux/capability.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
@@ -163,24 +162,6 @@ static gnio_error_t need_caps(const char *ifname)
 					 ifname, caps[i].name);
 	}
 	return GNIO_SUCCESS;
-}
-
-static unsigned count_queues(const char *ifname, const char *prefix)
-{
-	char path[128];
-	unsigned n = 0;
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
-	d = opendir(path);
-	if (!d)
-		return 1;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, prefix, strlen(prefix)))
-			n++;
-	closedir(d);
-	return n ? n : 1;
 }
 
 /* Interface exists and is up; returns its MTU. */
@@ -576,8 +557,11 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 	err = need_caps(w->ifname);
 	if (err)
 		goto fail;
-	w->nrxq = count_queues(w->ifname, "rx-");
-	w->ntxq = count_queues(w->ifname, "tx-");
+	/* a netdev always has one of each, even where sysfs does not say */
+	w->nrxq = gnio_wire_sysfs_queues(w->ifname, "rx-");
+	w->ntxq = gnio_wire_sysfs_queues(w->ifname, "tx-");
+	w->nrxq = w->nrxq ? w->nrxq : 1;
+	w->ntxq = w->ntxq ? w->ntxq : 1;
 	if (w->qid >= w->nrxq) {
 		err = gnio_fail(GNIO_ERROR_INVALID_VALUE, COMP, "afxdp:%s@%u: interface has %u RX queue(s)",
 				w->ifname, w->qid, w->nrxq);
