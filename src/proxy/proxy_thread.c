@@ -3,9 +3,9 @@
  *
  * Busy mode never sleeps (after a spin it yields, which returns at once
  * unless another thread wants the core). Adaptive mode (the default) spins while there is
- * work and for a few thousand polls after, yields for a while, then sleeps
- * in naps that double from NAP_MIN_NS to NAP_MAX_NS: an idle queue wakes
- * about 500 times a second. A TX proxy holding a timed frame never sleeps
+ * work and for a few thousand polls after, yields for a while (at most
+ * YIELD_POLLS polls and YIELD_MAX_NS), then sleeps in naps that double from
+ * NAP_MIN_NS to NAP_MAX_NS: an idle queue wakes about 500 times a second. A TX proxy holding a timed frame never sleeps
  * past 50 us before its send time. An RX proxy sleeps on its wire (a socket
  * or the sw FIFO wakes it when a frame arrives); a TX proxy sleeps on its
  * device's kick word, which an RX proxy bumps when it delivers frames, since
@@ -30,6 +30,13 @@
 #define NAP_MIN_NS 20000ull
 #define NAP_MAX_NS 2000000ull
 #define DUE_SPIN_NS 50000ull
+/* The yield phase ends after this long even when its polls are not used up:
+ * where another thread wants the core (the CPU device's kernel, a busy
+ * host) each sched_yield is a context switch, and 4096 of them cost an idle
+ * queue about 2 % of a core per frame a second on the 2-core development VM
+ * (docs/PERFORMANCE.md, "Idle cost on the development VM"). Where yields
+ * return at once the polls run out first, as before. */
+#define YIELD_MAX_NS 2000000ull
 
 static void nap(uint64_t ns)
 {
@@ -100,6 +107,7 @@ static void *proxy_main(void *arg)
 			GNIO_LOG_WARN("proxy", "%s: cannot pin to CPU %d", t->name, t->cpu);
 	}
 	const int busy = t->poll_mode == GNIO_POLL_BUSY;
+	uint64_t yield_until = 0;
 	while (!__atomic_load_n(&t->stop, __ATOMIC_ACQUIRE)) {
 		if (t->step(t->arg)) {
 			idle = 0;
@@ -108,7 +116,11 @@ static void *proxy_main(void *arg)
 		}
 		if (++idle < SPIN_POLLS) {
 			gnio_cpu_relax();
-		} else if (busy || idle < YIELD_POLLS) {
+			continue;
+		}
+		if (idle == SPIN_POLLS)
+			yield_until = gnio_gpu_dev_time_ns() + YIELD_MAX_NS;
+		if (busy || (idle < YIELD_POLLS && gnio_gpu_dev_time_ns() < yield_until)) {
 			sched_yield(); /* busy: returns at once unless a thread waits for the core */
 		} else if (idle_wait(t, nap_ns)) {
 			idle = 0;
