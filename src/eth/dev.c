@@ -142,6 +142,17 @@ const char *gnio_devinfo_get_name(const struct gnio_devinfo *info)
 	return info ? ((const struct gnio_dev *)info)->name : "";
 }
 
+/* Copy a filled struct of size bytes to the caller's, no more than its
+ * struct_size (*dst_size) holds (older callers; 0: all of it), and set
+ * struct_size to what was copied. */
+static void copy_sized(void *dst, uint32_t *dst_size, const void *src, uint32_t size)
+{
+	uint32_t n = *dst_size && *dst_size < size ? *dst_size : size;
+
+	memcpy(dst, src, n);
+	*dst_size = n;
+}
+
 gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_wire_caps *caps)
 {
 	gnio_api_enter();
@@ -152,10 +163,7 @@ gnio_error_t gnio_devinfo_get_caps(const struct gnio_devinfo *info, struct gnio_
 	memset(&c, 0, sizeof(c));
 	c.struct_size = sizeof(c);
 	GNIO_CHECK(d->ops->caps(d->wire, &c));
-	/* Copy no more than the caller's struct holds (older callers). */
-	uint32_t n = caps->struct_size && caps->struct_size < sizeof(c) ? caps->struct_size : sizeof(c);
-	memcpy(caps, &c, n);
-	caps->struct_size = n;
+	copy_sized(caps, &caps->struct_size, &c, sizeof(c));
 	return GNIO_SUCCESS;
 }
 
@@ -174,9 +182,6 @@ gnio_error_t gnio_devinfo_get_steering(const struct gnio_devinfo *info, struct g
 		snprintf(st.rss_how, sizeof(st.rss_how), "no NIC behind a %s wire", d->kind);
 		snprintf(st.ntuple_how, sizeof(st.ntuple_how), "no NIC behind a %s wire", d->kind);
 	}
-	/* Copy no more than the caller's struct holds (older callers). */
-	uint32_t n = steering->struct_size && steering->struct_size < sizeof(st) ? steering->struct_size : sizeof(st);
-	memcpy(steering, &st, n);
-	steering->struct_size = n;
+	copy_sized(steering, &steering->struct_size, &st, sizeof(st));
 	return GNIO_SUCCESS;
 }

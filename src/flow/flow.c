@@ -247,6 +247,20 @@ static int free_slot(const struct gnio_flow *f)
 	return -1;
 }
 
+/* A new entry for rule: a fresh id, and a free counter slot whose count at
+ * this moment is the rule's base (slots are reused). Under the lock, with
+ * xdp_refresh done. */
+static void entry_init(struct gnio_flow *f, struct flow_entry *e, const struct gnio_flow_rule *rule)
+{
+	int s = free_slot(f);
+
+	e->id = f->next_id++;
+	e->slot = (uint16_t)s;
+	e->base = slot_count(f, (unsigned)s);
+	e->rule = *rule;
+	f->slot_used[s] = 1;
+}
+
 /* Check one rule against the fields and the wire. */
 static gnio_error_t check_rule(struct gnio_flow *f, const struct gnio_flow_rule *in, struct gnio_flow_rule *out)
 {
@@ -275,16 +289,9 @@ static gnio_error_t insert_and_publish(struct gnio_flow *f, uint32_t index, cons
 	xdp_refresh(f);
 	memmove(&f->entries[index + n], &f->entries[index], sizeof(f->entries[0]) * (f->nentries - index));
 	for (uint32_t i = 0; i < n; i++) {
-		struct flow_entry *e = &f->entries[index + i];
-		int s = free_slot(f);
-
-		e->id = f->next_id++;
-		e->slot = (uint16_t)s;
-		e->base = slot_count(f, (unsigned)s);
-		e->rule = rules[i];
-		f->slot_used[s] = 1;
+		entry_init(f, &f->entries[index + i], &rules[i]);
 		if (ids)
-			ids[i] = e->id;
+			ids[i] = f->entries[index + i].id;
 	}
 	f->nentries += n;
 	if (dflt)
@@ -402,16 +409,8 @@ gnio_error_t flow_replace_batch(struct gnio_flow *flow, const struct gnio_flow_r
 	/* the new rules after the old ones, their slots taken; then the old
 	 * ones out of the table: one publication */
 	xdp_refresh(flow);
-	for (uint32_t i = 0; i < n; i++) {
-		struct flow_entry *e = &flow->entries[nold + i];
-		int sl = free_slot(flow);
-
-		e->id = flow->next_id++;
-		e->slot = (uint16_t)sl;
-		e->base = slot_count(flow, (unsigned)sl);
-		e->rule = rules[i];
-		flow->slot_used[sl] = 1;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		entry_init(flow, &flow->entries[nold + i], &rules[i]);
 	memmove(&flow->entries[0], &flow->entries[nold], sizeof(flow->entries[0]) * n);
 	flow->nentries = n;
 	struct gnio_flow_action old_default = flow->default_action;

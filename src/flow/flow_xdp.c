@@ -293,7 +293,7 @@ gnio_error_t flow_xdp_read_hits(struct flow_xdp *x, uint64_t *slots)
 	uint64_t *v;
 
 	memset(slots, 0, sizeof(uint64_t) * FK_NUM_SLOTS);
-	if (!x->loaded)
+	if (!x || !x->loaded)
 		return GNIO_SUCCESS;
 	v = calloc((size_t)x->ncpus, sizeof(uint64_t));
 	if (!v)

@@ -43,7 +43,8 @@ int flow_xdp_xsks_fd(const struct flow_xdp *x);
  * waits and is installed at load. Returns once no running program can
  * still see the previous table. Errors: NO_MEMORY, OPERATING_SYSTEM. */
 gnio_error_t flow_xdp_publish(struct flow_xdp *x, const struct fk_table *t);
-/* Per-slot sums over CPUs (FK_NUM_SLOTS values); zeros before load. */
+/* Per-slot sums over CPUs (FK_NUM_SLOTS values); zeros before load, or for
+ * no program (x NULL). */
 gnio_error_t flow_xdp_read_hits(struct flow_xdp *x, uint64_t *slots);
 /* Run the loaded program on one frame (BPF_PROG_TEST_RUN); *verdict is what
  * it returned: the XDP action, or for the socket filter the bytes it keeps

@@ -2,14 +2,15 @@
 /* src/proxy/proxy_thread.c - the polling loop shared by RX and TX proxies.
  *
  * Busy mode never sleeps (after a spin it yields, which returns at once
- * unless another thread wants the core). Adaptive mode (the default) spins while there is
- * work and for a few thousand polls after, yields for a while (at most
+ * unless another thread wants the core). Adaptive mode (the default) spins
+ * while there is work and for a few thousand polls after, yields for a while (at most
  * YIELD_POLLS polls and YIELD_MAX_NS), then sleeps in naps that double from
- * NAP_MIN_NS to NAP_MAX_NS: an idle queue wakes about 500 times a second. A TX proxy holding a timed frame never sleeps
- * past 50 us before its send time. An RX proxy sleeps on its wire (a socket
- * or the sw FIFO wakes it when a frame arrives); a TX proxy sleeps on its
- * device's kick word, which an RX proxy bumps when it delivers frames, since
- * replies follow arrivals. Any work puts the thread back to spinning.
+ * NAP_MIN_NS to NAP_MAX_NS: an idle queue wakes about 500 times a second. A
+ * TX proxy holding a timed frame never sleeps past 50 us before its send
+ * time. An RX proxy sleeps on its wire (a socket or the sw FIFO wakes it
+ * when a frame arrives); a TX proxy sleeps on its device's kick word, which
+ * an RX proxy bumps when it delivers frames, since replies follow arrivals.
+ * Any work puts the thread back to spinning.
  */
 #include <limits.h>
 #include <linux/futex.h>

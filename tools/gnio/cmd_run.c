@@ -401,7 +401,6 @@ static int run(const struct run_opts *opts)
 	run_drain_stop(&s.drain);
 	r.peer_received = s.drain.received;
 	collect(&s, &r);
-	r.flow_reloads_refused = lv.reloads_refused;
 	const int verify = !strcmp(o.app->name, "verify");
 	if (verify)
 		verify_books(&s, &r); /* needs the sw peer's counts: before the teardown */

@@ -210,7 +210,6 @@ struct run_result {
 	int offered_from_generator;
 	int balanced, consumed;
 	int has_flow;                                 /* --flow, config flow: or --rss */
-	uint64_t flow_reloads_refused;                /* SIGHUP reloads of the rules file refused */
 	/* verify app: with the sw generator and no steering each queue sees one
 	 * generator's frames in order, so every frame it dropped is a gap
 	 * between stamps, before the first or after the last one delivered */

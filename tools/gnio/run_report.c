@@ -200,7 +200,7 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 		json_u64(&j, "removed_hits", r->flow.stats.removed_hits);
 		json_u64(&j, "xdp_frames", r->flow.stats.xdp_frames); /* of frames, in the kernel */
 		json_u64(&j, "reloads", r->flow.stats.reloads);
-		json_u64(&j, "reloads_refused", r->flow_reloads_refused);
+		json_u64(&j, "reloads_refused", lv->reloads_refused);
 		json_obj_end(&j);
 	}
 	json_obj_end(&j);

@@ -443,13 +443,9 @@ static gnio_error_t afxdp_flow_publish(void *wire, const struct fk_table *t)
 
 static gnio_error_t afxdp_flow_read_hits(void *wire, uint64_t *slots)
 {
-	struct afxdp_wire *w = wire;
+	const struct afxdp_wire *w = wire;
 
-	if (!w->xdp) {
-		memset(slots, 0, sizeof(uint64_t) * FK_NUM_SLOTS);
-		return GNIO_SUCCESS;
-	}
-	return flow_xdp_read_hits(w->xdp, slots);
+	return flow_xdp_read_hits(w->xdp, slots); /* zeros before the program is opened */
 }
 
 static const struct flow_wire_hooks afxdp_flow_hooks = {
