@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <string.h>
 #include "apps/apps_priv.h"
+#include "apps/batch_tuner.h"
 #include "gnio/apps/frame.h"
 #include "gnio/apps/verify.h"
 #include "gnio/device/gnio_dev.h"
@@ -30,6 +31,8 @@ static void publish(struct gnio_app_stats *st, const struct gnio_app_stats *loca
 	gnio_store_relaxed_u64(&st->seq_gap, local->seq_gap);
 	gnio_store_relaxed_u64(&st->seq_reorder, local->seq_reorder);
 	gnio_store_relaxed_u64(&st->changed_in_hold, local->changed_in_hold);
+	gnio_store_relaxed_u64(&st->batch_now, local->batch_now);
+	gnio_store_relaxed_u64(&st->batch_peak, local->batch_peak);
 	/* RELEASE(stats.packets) last: a reader that sees the packet count sees
 	 * the totals that go with it. */
 	gnio_store_release_u64(&st->packets, local->packets);
@@ -150,7 +153,9 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 	memset(&local, 0, sizeof(local));
 	uint64_t beat = 0;
 	gnio_error_t result = GNIO_SUCCESS;
-	const uint32_t batch = a->max_batch ? a->max_batch : GNIO_APP_DEF_BATCH;
+	struct gnio_batch_tuner tuner;
+	gnio_batch_tuner_init(&tuner, a->max_batch, gnio_gpu_dev_eth_rxq_get_num_packets(rxq));
+	local.batch_now = local.batch_peak = tuner.batch;
 	/* The echoes answer each frame at once: look once per receive. The
 	 * others wait up to the timeout for a full batch. */
 	const int latency = kind == APP_ECHO || kind == APP_ECHO_COPY;
@@ -164,13 +169,15 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 		gnio_gpu_dev_kernel_heartbeat(l->ctl, ++beat);
 		uint64_t first;
 		uint32_t n;
-		gnio_error_t err = gnio_gpu_dev_eth_rxq_recv_thread(rxq, batch, timeout, &first, &n, NULL);
+		gnio_error_t err = gnio_gpu_dev_eth_rxq_recv_thread(rxq, tuner.batch, timeout, &first, &n, NULL);
 		if (err != GNIO_SUCCESS) {
 			count_error(&local, err);
 			publish(a->stats, &local);
 			result = err;
 			break; /* BAD_STATE (no pool) will not fix itself */
 		}
+		local.batch_now = gnio_batch_tuner_next(&tuner, n, gnio_gpu_dev_eth_rxq_last_recv_full_at_once(rxq));
+		local.batch_peak = tuner.peak;
 		if (!n) {
 			/* A CPU-device kernel shares cores with the proxies. */
 			if (latency && ++idle > 64)

@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include "apps_priv.h"
+#include "batch_tuner.h"
 #include "gnio/apps/frame.h"
 #include "gnio/apps/verify.h"
 #include "gnio/device/gnio_dev.h"
@@ -124,6 +125,7 @@ struct app_totals {
 	uint64_t proto[GNIO_PROTO_COUNT];
 	uint64_t digest;
 	uint64_t seq_first, seq_last, seq_gap, seq_reorder, changed_in_hold;
+	uint64_t batch_now, batch_peak;
 };
 struct app_batch_acc {
 	unsigned long long bytes;
@@ -148,6 +150,8 @@ __device__ __forceinline__ void stats_store(struct gnio_app_stats *st, const str
 	gnio_store_relaxed_u64(&st->errors, t->errors);
 	gnio_store_relaxed_u64(&st->last_error, t->last_error);
 	gnio_store_relaxed_u64(&st->verify_fail, t->verify_fail);
+	gnio_store_relaxed_u64(&st->batch_now, t->batch_now);
+	gnio_store_relaxed_u64(&st->batch_peak, t->batch_peak);
 	if (app == APP_ECHO || app == APP_ECHO_COPY || app == APP_FWD) {
 		gnio_store_relaxed_u64(&st->tx_packets, t->tx_packets);
 		gnio_store_relaxed_u64(&st->tx_again, t->tx_again);
@@ -520,12 +524,16 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 	if ((SCOPE == SCOPE_THREAD && tid != 0) || (SCOPE == SCOPE_WARP && tid >= 32))
 		return;
 	const uint32_t nthr = SCOPE == SCOPE_THREAD ? 1u : SCOPE == SCOPE_WARP ? 32u : blockDim.x;
+	/* Each thread's own copy, fed the same inputs: the group agrees. */
+	struct gnio_batch_tuner tuner;
+	gnio_batch_tuner_init(&tuner, a.max_batch, gnio_gpu_dev_eth_rxq_get_num_packets(a.rxq));
 
 	if (tid == 0) {
 		memset(&s_tot, 0, sizeof(s_tot));
 		memset(&s_acc, 0, sizeof(s_acc));
 		s_stored = 0;
 		s_prev_stamp = -1;
+		s_tot.batch_now = s_tot.batch_peak = tuner.batch;
 	}
 	group_sync<SCOPE>();
 
@@ -533,8 +541,10 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 		int ctl_pass = last_count == 0 || (iter % CTL_EVERY) == 0;
 		if (ctl_pass && group_should_stop<SCOPE>(ctl, &hb, &s_flag, &last_ctl, &did_ctl))
 			break;
-		struct batch b = app_recv<SCOPE>(a.rxq, a.max_batch, a.timeout_ns);
+		struct batch b = app_recv<SCOPE>(a.rxq, tuner.batch, a.timeout_ns);
 		last_count = b.count;
+		if (b.err == GNIO_SUCCESS)
+			gnio_batch_tuner_next(&tuner, b.count, gnio_gpu_dev_eth_rxq_last_recv_full_at_once(a.rxq));
 		if (b.err != GNIO_SUCCESS) {
 			/* BAD_STATE (no pool registered) and the like do not heal:
 			 * report and leave, the host sees the exit code. */
@@ -611,6 +621,8 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 			s_tot.packets += b.count;
 			s_tot.bytes += s_acc.bytes;
 			s_tot.batches++;
+			s_tot.batch_now = tuner.batch;
+			s_tot.batch_peak = tuner.peak;
 			s_acc.bytes = 0;
 			if (APP == APP_TOUCH) {
 				s_tot.digest ^= s_acc.digest;
@@ -689,9 +701,7 @@ template <int APP> static gnio_error_t launch_app(const struct gnio_runner_launc
 	    in->send_scope > SCOPE_BLOCK)
 		return GNIO_ERROR_INVALID_VALUE;
 
-	struct gnio_app_args a = *in;
-	if (a.max_batch == 0)
-		a.max_batch = GNIO_APP_DEF_BATCH;
+	struct gnio_app_args a = *in; /* max_batch 0: adaptive (batch_tuner.h) */
 	if (APP == APP_ECHO || APP == APP_ECHO_COPY)
 		a.timeout_ns = 1; /* look once: answer each frame at once */
 	else if (a.timeout_ns == 0)

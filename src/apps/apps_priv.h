@@ -10,7 +10,6 @@ extern "C" {
 #endif
 
 /* Defaults the bodies use when the args leave a value 0. */
-#define GNIO_APP_DEF_BATCH 256u
 #define GNIO_APP_DEF_TIMEOUT_NS 100000ull /* 100 us: the stop flag is seen within that */
 #define GNIO_APP_DEF_THREADS 256u
 

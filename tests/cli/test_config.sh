@@ -65,7 +65,7 @@ EOF
 check "precedence: exits 0" [ $rc -eq 0 ]
 check "precedence: the last of two flags wins (ring 512)" grep -qx '  ring: 512' p1.yaml
 check "precedence: a value only the file sets stays (burst 128)" grep -qx '  burst: 128' p1.yaml
-check "precedence: a value the file leaves out keeps the default (batch 1024)" grep -qx '  batch: 1024' p1.yaml
+check "precedence: a value the file leaves out keeps the default (batch auto)" grep -qx '  batch: auto' p1.yaml
 check "precedence: the file's app stays without a flag" grep -qx '  name: classify' p1.yaml
 "$GNIO" run --ring 256 --app echo --config job.yaml --check-config > p2.yaml
 check "precedence: a flag before --config still overrides the file (ring 256)" grep -qx '  ring: 256' p2.yaml

@@ -28,6 +28,24 @@ check "default app is count" [ "$(jq_py "$TMP/run.json" 'd["app"]')" = count ]
 check "rx_bytes == rx_packets * 64 (default size)" \
 	[ "$(jq_py "$TMP/run.json" 'd["rx_bytes"] == 64 * d["rx_packets"]')" = True ]
 check "stderr says which device and why" grep -q '^gnio: device ' "$TMP/run.err"
+check "defaults: ring auto is 16384 for one queue, batch auto" \
+	[ "$(jq_py "$TMP/run.json" 'd["ring"] == 16384 and d["batch"] == "auto" and 1024 <= d["per_queue"][0]["batch_peak"] <= 8192')" = True ]
+
+# --- ring and batch: auto by the queue count, or as given -------------------
+"$GNIO" run --json --duration 1 --queues 2 > "$TMP/rq" 2> "$TMP/rq.err"; rc=$?
+last_json "$TMP/rq"
+check "two queues: ring auto is 4096 (rc $rc)" [ "$(jq_py "$TMP/rq.json" 'd["ring"]')" = 4096 ]
+"$GNIO" run --json --duration 1 --ring 1024 --batch 64 > "$TMP/rb" 2> "$TMP/rb.err"; rc=$?
+last_json "$TMP/rb"
+check "--ring 1024 --batch 64: as given, a fixed batch (rc $rc)" \
+	[ "$(jq_py "$TMP/rb.json" 'd["ring"] == 1024 and d["batch"] == 64 and d["per_queue"][0]["batch"] == 64 and d["per_queue"][0]["batch_peak"] == 64 and d["balanced"]')" = True ]
+"$GNIO" run --json --duration 1 --ring auto --batch auto > "$TMP/ra" 2> "$TMP/ra.err"; rc=$?
+last_json "$TMP/ra"
+check "--ring auto --batch auto are the defaults (rc $rc)" \
+	[ "$(jq_py "$TMP/ra.json" 'd["ring"] == 16384 and d["batch"] == "auto"')" = True ]
+"$GNIO" run --batch lots --duration 1 > /dev/null 2> "$TMP/bb.err"; rc=$?
+check "--batch lots: exit 2 (got $rc), one line naming --batch and auto" \
+	[ $rc -eq 2 -a "$(wc -l < "$TMP/bb.err")" -eq 1 ] && grep -q -- "--batch.*auto" "$TMP/bb.err"
 
 # --- classify ---------------------------------------------------------------
 "$GNIO" run --json --duration 2 --app classify --proto mix --size 128 > "$TMP/cls" 2> "$TMP/cls.err"; rc=$?

@@ -42,6 +42,7 @@ struct rs_ctl {
 	uint64_t attr_bytes;   /* sum of attr[i].bytes */
 	uint32_t attr_ts_ok;   /* attr[i].timestamp_ns == the completion's, all i */
 	uint32_t attr_len_ok;  /* attr[i].bytes == the completion's length, all i */
+	uint32_t full_at_once; /* gnio_gpu_dev_eth_rxq_last_recv_full_at_once after it */
 };
 
 /* One request, by one thread (the scope's leader in a group). The result is
@@ -63,6 +64,7 @@ GNIO_DEV void rs_publish(struct rs_ctl *c, uint32_t req, gnio_error_t err, uint6
 	c->attr_bytes = bytes;
 	c->attr_ts_ok = ts_ok;
 	c->attr_len_ok = len_ok;
+	c->full_at_once = (uint32_t)gnio_gpu_dev_eth_rxq_last_recv_full_at_once(rxq);
 	gnio_store_release_u32(&c->done, req);
 }
 
@@ -171,6 +173,7 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 		return 1;
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 0, "look once: nothing there, SUCCESS");
 	RS_CHECK(e->ctl->first == GNIO_GPUNETIO_ETH_RX_NO_PKT, "look once: no first index");
+	RS_CHECK(!e->ctl->full_at_once, "look once on an empty ring: not full at once");
 
 	/* fill to max, no time limit: 3 frames now, 5 more 50 ms later */
 	if (rs_send(e, seq, 3, 64))
@@ -185,6 +188,7 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	if (rs_wait(e, 5000))
 		return 1;
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 8, "fill to max: 8 frames");
+	RS_CHECK(!e->ctl->full_at_once, "fill to max after waiting: not full at once");
 	/* That it waited for the last 5 is the check above (not done 50 ms in,
 	 * done once they came): the kernel's own elapsed time would also count
 	 * how late a loaded machine or a sanitizer let it start. */
@@ -197,6 +201,7 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	if (rs_wait(e, 5000))
 		return 1;
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 5, "fill to timeout: the 5 frames there");
+	RS_CHECK(!e->ctl->full_at_once, "fill to timeout, short: not full at once");
 	RS_CHECK(e->ctl->elapsed_ns >= 30 * ms, "fill to timeout: waited the whole timeout");
 	RS_CHECK(e->ctl->elapsed_ns < (30 + slack_ms) * ms, "fill to timeout: returned soon after the timeout");
 
@@ -224,6 +229,7 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	if (rs_wait(e, 5000))
 		return 1;
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 4, "attributes: 4 frames");
+	RS_CHECK(e->ctl->full_at_once, "all 4 frames there before the receive: full at once");
 	RS_CHECK(e->ctl->attr_bytes == 400 && e->ctl->attr_len_ok, "attributes: bytes per packet");
 	RS_CHECK(e->ctl->attr_ts_ok, "attributes: timestamp per packet");
 

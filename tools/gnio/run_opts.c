@@ -43,10 +43,12 @@ static void usage(FILE *f)
 		"  --proto P         udp (default), dns, tcp, http, icmp, arp, mix\n"
 		"  --rate PPS        generator rate per queue; 0 = as fast as the kernel takes (default 0)\n"
 		"  --count N         each queue's generator stops after N frames (default unlimited)\n"
-		"  --ring N          RX ring entries, power of two (default 4096)\n"
+		"  --ring N|auto     RX ring entries, power of two (default auto: 16384 for one\n"
+		"                    queue, 4096 each for more)\n"
 		"  --burst N         proxy burst (default 256)\n"
-		"  --batch N         frames per kernel recv (default 1024; larger amortises the\n"
-		"                    PCIe round trips of each recv, see docs/PERFORMANCE.md)\n"
+		"  --batch N|auto    frames per kernel recv (default auto: 1024, doubling up to\n"
+		"                    half the ring while the kernel finds whole batches waiting,\n"
+		"                    halving back while it waits; see docs/PERFORMANCE.md)\n"
 		"  --flow-control on|off|auto  hold frames on the wire while the ring is full\n"
 		"  --poll adaptive|busy  proxies sleep when idle and wake on traffic (default),\n"
 		"                    or spin for ever (a core each, lowest latency)\n"
@@ -97,9 +99,9 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_RATE] = {"rate", 1, "frames per second per queue; 0: as fast as the kernel takes", UINT64_MAX},
 	[RUN_OPT_COUNT] = {"count", 1, "frames per queue; 0: unlimited", UINT64_MAX},
 	[RUN_OPT_QUEUES] = {"queues", 1, "queues, 1..16", U32},
-	[RUN_OPT_RING] = {"ring", 1, "RX ring entries, a power of two", U32},
+	[RUN_OPT_RING] = {"ring", 1, "RX ring entries, a power of two, or auto", U32},
 	[RUN_OPT_BURST] = {"burst", 1, "frames a proxy moves per step", U32},
-	[RUN_OPT_BATCH] = {"batch", 1, "frames per kernel receive", U32},
+	[RUN_OPT_BATCH] = {"batch", 1, "frames per kernel receive, or auto", U32},
 	[RUN_OPT_FLOW_CONTROL] = {"flow-control", 1, "on, off or auto", 0},
 	[RUN_OPT_MEM] = {"mem", 1, "cpu_gpu or gpu", 0},
 	[RUN_OPT_RECV_SCOPE] = {"recv-scope", 1, "thread, warp or block", 0},
@@ -122,11 +124,24 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
  * options of the run itself. */
 enum { OPT_BASE = 256, FLAG_CONFIG = 512, FLAG_CHECK_CONFIG, FLAG_HELP };
 
+/* The ring when --ring is auto. One queue's kernel runs fastest with a
+ * batch of 8192 (the adaptive batch grows to half the ring), but several
+ * queues' pools together outgrow what the GPU reads quickly from host
+ * memory: on the H200, 1500-byte frames over 8 queues ran a third slower
+ * at 16384 than at 4096, and 4 sw queues slower at 8192 (PERFORMANCE.md,
+ * "Defaults that adapt"). */
+uint32_t run_opts_ring(const struct run_opts *o)
+{
+	if (o->ring)
+		return o->ring;
+	return o->queues <= 1 ? 16384u : 4096u;
+}
+
 void run_opts_defaults(struct run_opts *o)
 {
 	*o = (struct run_opts){
 		.duration = 10, .wire = "sw:demo", .app_name = "count", .size = 64, .proto = "udp",
-		.ring = 4096, .burst = 256, .batch = 1024, .flow_control = -1, .rx_mem = GNIO_GPU_MEM_TYPE_CPU_GPU,
+		.ring = 0, .burst = 256, .batch = 0, .flow_control = -1, .rx_mem = GNIO_GPU_MEM_TYPE_CPU_GPU,
 		.mem_name = "cpu_gpu", .recv_scope = GNIO_APP_SCOPE_BLOCK, .send_scope = -1, .threads = 256,
 		.queues = 1, .poll = RUN_POLL_ADAPTIVE,
 	};
@@ -265,6 +280,14 @@ static int set_number(struct run_opts *o, enum run_opt id, const char *val)
 	char expect[160];
 	snprintf(expect, sizeof(expect), "a whole number up to %llu (%s)", (unsigned long long)defs[id].max,
 		 defs[id].expect);
+	if (id == RUN_OPT_BATCH && !strcmp(val, "auto")) {
+		o->batch = 0; /* adaptive: the apps' batch tuner */
+		return 0;
+	}
+	if (id == RUN_OPT_RING && !strcmp(val, "auto")) {
+		o->ring = 0; /* by the queue count: run_opts_ring() */
+		return 0;
+	}
 	if (parse_u64(val, &v) || v > defs[id].max)
 		return bad_value(o, id, expect, val);
 	switch (id) {
@@ -405,9 +428,17 @@ const char *run_opt_text(const struct run_opts *o, enum run_opt id, char *buf, s
 	case RUN_OPT_RATE: n = o->rate; break;
 	case RUN_OPT_COUNT: n = o->count; break;
 	case RUN_OPT_QUEUES: n = o->queues; break;
-	case RUN_OPT_RING: n = o->ring; break;
+	case RUN_OPT_RING:
+		if (!o->ring)
+			return "auto";
+		n = o->ring;
+		break;
 	case RUN_OPT_BURST: n = o->burst; break;
-	case RUN_OPT_BATCH: n = o->batch; break;
+	case RUN_OPT_BATCH:
+		if (!o->batch)
+			return "auto";
+		n = o->batch;
+		break;
 	case RUN_OPT_THREADS: n = o->threads; break;
 	case RUN_OPT_HOLD_US:
 		if (!o->hold_us)

@@ -129,6 +129,11 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	json_str(&j, "poll", o->poll == RUN_POLL_BUSY ? "busy" : "adaptive");
 	json_str(&j, "wire_error", lv->wire_error);
 	json_str(&j, "rx_mem", o->mem_name);
+	json_u64(&j, "ring", run_opts_ring(o));
+	if (o->batch)
+		json_u64(&j, "batch", o->batch);
+	else
+		json_str(&j, "batch", "auto");
 	json_str(&j, "recv_scope", scope_name(o->recv_scope));
 	if (o->app->needs_tx)
 		json_str(&j, "send_scope", scope_name(o->send_scope));
@@ -162,6 +167,8 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 		json_str(&j, "device", s->qdev[i]);
 		json_u64(&j, "rx_packets", r->fin.rx[i].rx_packets);
 		json_u64(&j, "kernel_packets", r->qks[i].packets);
+		json_u64(&j, "batch", r->qks[i].batch_now);
+		json_u64(&j, "batch_peak", r->qks[i].batch_peak);
 		json_u64(&j, "dropped_total", r->fin.rx[i].dropped_total);
 		if (r->has_flow) {
 			json_u64(&j, "steered_out", r->fin.rx[i].steered_out);

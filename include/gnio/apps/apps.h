@@ -55,6 +55,8 @@ struct gnio_app_stats {
 	uint64_t seq_gap;      /* frames missing between consecutive stamps */
 	uint64_t seq_reorder;  /* frames whose stamp was not above the previous one */
 	uint64_t changed_in_hold; /* frame groups whose stamps changed while held: 0 */
+	uint64_t batch_now;    /* the batch the app receives with now */
+	uint64_t batch_peak;   /* the largest it has received with (adaptive: how far it grew) */
 };
 
 /* Execution scopes of the apps' receive and send (the values of
@@ -67,7 +69,10 @@ struct gnio_app_args {
 	struct gnio_gpu_eth_rxq *rxq; /* GPU handle (device view) */
 	struct gnio_gpu_eth_txq *txq; /* NULL unless the app sends */
 	struct gnio_app_stats *stats; /* device view */
-	uint32_t max_batch;           /* frames per recv (0: the app's default) */
+	/* Frames per recv. 0: adaptive, from 1024 (or half the ring, if less)
+	 * up to half the ring, doubling while receives find their whole batch
+	 * waiting and halving while they wait for it. */
+	uint32_t max_batch;
 	uint64_t timeout_ns;          /* recv: how long to wait for a full batch (0: default) */
 	uint32_t blocks;              /* CUDA: blocks (one queue each; 1 today) */
 	uint32_t threads;             /* CUDA: threads per block (0: default) */

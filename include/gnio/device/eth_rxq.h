@@ -99,6 +99,7 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_one(const struct gnio_gpu_eth_rxq *q, uint32
 	 * bytes are visible to what follows. */
 	gnio_fence_acquire_sys();
 	lc->head = head + n;
+	lc->full_at_once = n == want && !start;
 	if (n)
 		*first = head;
 	*count = n;
@@ -193,8 +194,10 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 	}
 	gnio_fence_acquire_sys();
 	__syncwarp(); /* every lane's local meta copies are written */
-	if (lane == 0)
+	if (lane == 0) {
 		q->lc->head = head + n;
+		q->lc->full_at_once = n == want && !start; /* lane 0's clock decided */
+	}
 	if (attr && n)
 		gnio_rxq_fill_attr(q, head, n, attr, lane, 32);
 	*first = n ? head : GNIO_GPUNETIO_ETH_RX_NO_PKT;
@@ -267,8 +270,10 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 	}
 	gnio_fence_acquire_sys();
 	__syncthreads(); /* every thread's local meta copies are written */
-	if (tid == 0)
+	if (tid == 0) {
 		q->lc->head = head + n;
+		q->lc->full_at_once = n == want && !start; /* thread 0's clock decided */
+	}
 	if (attr && n)
 		gnio_rxq_fill_attr(q, head, n, attr, tid, nthr);
 	/* Outputs in shared memory are written once, by thread 0; outputs in
@@ -394,6 +399,22 @@ GNIO_DEV void gnio_gpu_dev_eth_rxq_release_warp(const struct gnio_gpu_eth_rxq *r
 GNIO_DEV void gnio_gpu_dev_eth_rxq_release_block(const struct gnio_gpu_eth_rxq *rxq)
 {
 	gnio_rxq_release_block_impl(rxq);
+}
+
+/* gnio: the queue's ring entries (gnio_eth_rxq_set_num_packets). A receive
+ * hands out at most this many; a consumer that keeps half of them or fewer
+ * in a batch leaves the producer the other half to fill meanwhile. */
+GNIO_DEV uint32_t gnio_gpu_dev_eth_rxq_get_num_packets(const struct gnio_gpu_eth_rxq *rxq) { return rxq->size; }
+
+/* gnio: whether this consumer's last receive got all max_rx_pkts frames at
+ * its first look, without waiting: the producer is ahead, and a larger
+ * batch would spread each receive's cost over more frames. Any thread of
+ * the group may ask once the receive has returned (its last barrier makes
+ * the answer visible to all). */
+/* @since 0.2 dev_rxq_full_at_once: Device-side answer whether the last receive found its whole batch waiting, for adaptive batch sizing */
+GNIO_DEV int gnio_gpu_dev_eth_rxq_last_recv_full_at_once(const struct gnio_gpu_eth_rxq *rxq)
+{
+	return rxq->lc->full_at_once != 0;
 }
 
 /* ---------------------------------------------------------- the frames -- */

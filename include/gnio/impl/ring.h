@@ -92,6 +92,10 @@ struct gnio_rx_ring_local {
 	 * the consumer is working on. */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t head;
 	uint64_t released; /* last value stored to sh->cons: release only what is new */
+	/* 1 when the last receive found every frame it wanted ready at its
+	 * first look (it never waited): the producer is ahead of the consumer.
+	 * Written with head, by the one thread that writes head. */
+	uint32_t full_at_once;
 };
 
 /* The GPU handle of an RX queue (DOCA: doca_gpu_eth_rxq). Immutable once the
