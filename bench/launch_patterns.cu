@@ -673,7 +673,8 @@ static void usage(FILE *f)
 		"              knows, needs --size 97 or more)\n"
 		"  --reps      timed runs per pattern, after one warm-up run (default 3, at most 16)\n"
 		"  --bursts    burst sizes for the per-burst launch and graph rows (default 32,256)\n"
-		"  --batch     the persistent kernel's frames per recv (default 1024, as gnio run)\n"
+		"  --batch     the persistent kernel's frames per recv (default 1024, where gnio run's\n"
+		"              adaptive batch starts)\n"
 		"  --patterns  which rows: persistent,frame,burst,graph (default all)\n"
 		"  --timeout-s a run that has not finished after this fails (default 120)\n"
 		"  --json      last stdout line: one JSON object with the results\n",
