@@ -14,14 +14,12 @@
  *     the two (the shrink backs off), while the sw wire's case settles at
  *     the floor;
  *   - small rings: floor and ceiling are at most half the ring;
- * and end to end on the CPU device: with --batch auto over an endless null
- * wire the count app's batch reaches half the ring, with the books exact;
- * the receive's full-at-once answer itself is checked at each scope by
- * tests/util/recv_semantics.h (CPU device and GPU).
+ * The receive's full-at-once answer is checked at each scope by
+ * tests/util/recv_semantics.h (CPU device and GPU), and the tuner end to end
+ * in an app by tests/unit/test_verify_app.c (a consumer behind its wire).
  */
 #include "testutil.h"
 #include "apps/batch_tuner.h"
-#include "gnio/apps/apps.h"
 
 static void test_fixed(void **state)
 {
@@ -141,35 +139,6 @@ static void test_small_rings(void **state)
 	assert_int_equal(t.batch, 1);
 }
 
-/* The count app with max_batch 0 on the CPU device over an endless null
- * wire, whose producer is always ahead: its batch reaches half the ring,
- * and every frame published is counted by the kernel. */
-static void test_cpu_count_grows(void **state)
-{
-	(void)state;
-	struct tpipe p;
-	struct tpipe_cfg c;
-	tpipe_cfg_default(&c, "null:tuner");
-	c.ring = 1024;
-	c.flow_control = 1;
-	assert_ok(tpipe_up(&p, &c));
-	p.args.max_batch = 0;
-	assert_ok(tpipe_launch(&p, "count"));
-	uint64_t batch = 0;
-	for (uint64_t end = test_now_ns() + 10000000000ull; batch != 512 && test_now_ns() < end;)
-		batch = gnio_load_relaxed_u64(&p.stats_cpu->batch_peak);
-	assert_ok(gnio_runner_stop(p.runner, 5000));
-	assert_int_equal(batch, 512);
-	struct gnio_eth_rxq_stats st;
-	assert_ok(gnio_eth_rxq_get_stats(p.rxq, &st));
-	assert_int_equal(st.dropped_total, 0);
-	/* the kernel counted and released all it took; the rest still waits
-	 * on the ring (at most the ring: flow control holds the wire) */
-	assert_int_equal(gnio_load_acquire_u64(&p.stats_cpu->packets), st.released);
-	assert_true(st.released > 0 && st.rx_packets - st.released <= c.ring);
-	tpipe_down(&p);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,7 +148,6 @@ int main(void)
 		cmocka_unit_test(test_shrinks_when_waiting_again),
 		cmocka_unit_test(test_no_swinging),
 		cmocka_unit_test(test_small_rings),
-		cmocka_unit_test(test_cpu_count_grows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
