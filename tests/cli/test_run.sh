@@ -46,6 +46,9 @@ check "--ring auto --batch auto are the defaults (rc $rc)" \
 "$GNIO" run --batch lots --duration 1 > /dev/null 2> "$TMP/bb.err"; rc=$?
 check "--batch lots: exit 2 (got $rc), one line naming --batch and auto" \
 	[ $rc -eq 2 -a "$(wc -l < "$TMP/bb.err")" -eq 1 ] && grep -q -- "--batch.*auto" "$TMP/bb.err"
+"$GNIO" run --ring 0 --duration 1 > /dev/null 2> "$TMP/r0.err"; rc=$?
+check "--ring 0: exit 2 (got $rc), one line naming --ring" \
+	[ $rc -eq 2 -a "$(wc -l < "$TMP/r0.err")" -eq 1 ] && grep -q -- "--ring" "$TMP/r0.err"
 
 # --- classify ---------------------------------------------------------------
 "$GNIO" run --json --duration 2 --app classify --proto mix --size 128 > "$TMP/cls" 2> "$TMP/cls.err"; rc=$?

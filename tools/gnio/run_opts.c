@@ -280,15 +280,11 @@ static int set_number(struct run_opts *o, enum run_opt id, const char *val)
 	char expect[160];
 	snprintf(expect, sizeof(expect), "a whole number up to %llu (%s)", (unsigned long long)defs[id].max,
 		 defs[id].expect);
-	if (id == RUN_OPT_BATCH && !strcmp(val, "auto")) {
-		o->batch = 0; /* adaptive: the apps' batch tuner */
-		return 0;
-	}
-	if (id == RUN_OPT_RING && !strcmp(val, "auto")) {
-		o->ring = 0; /* by the queue count: run_opts_ring() */
-		return 0;
-	}
-	if (parse_u64(val, &v) || v > defs[id].max)
+	/* ring and batch: 0 stands for auto (run_opts_ring, the apps' tuner) */
+	const int has_auto = id == RUN_OPT_RING || id == RUN_OPT_BATCH;
+	if (has_auto && !strcmp(val, "auto"))
+		v = 0;
+	else if (parse_u64(val, &v) || v > defs[id].max || (id == RUN_OPT_RING && v == 0))
 		return bad_value(o, id, expect, val);
 	switch (id) {
 	case RUN_OPT_SIZE: o->size = (uint32_t)v; o->size_given = 1; break;
@@ -429,16 +425,12 @@ const char *run_opt_text(const struct run_opts *o, enum run_opt id, char *buf, s
 	case RUN_OPT_COUNT: n = o->count; break;
 	case RUN_OPT_QUEUES: n = o->queues; break;
 	case RUN_OPT_RING:
-		if (!o->ring)
+	case RUN_OPT_BATCH:
+		n = id == RUN_OPT_RING ? o->ring : o->batch;
+		if (!n)
 			return "auto";
-		n = o->ring;
 		break;
 	case RUN_OPT_BURST: n = o->burst; break;
-	case RUN_OPT_BATCH:
-		if (!o->batch)
-			return "auto";
-		n = o->batch;
-		break;
 	case RUN_OPT_THREADS: n = o->threads; break;
 	case RUN_OPT_HOLD_US:
 		if (!o->hold_us)
