@@ -118,6 +118,18 @@ static void peer_rx(void *user, const uint8_t *f, uint32_t len, uint64_t ts_ns)
 		x->peer.early++;
 }
 
+/* Each burst that went out posts one event. A wire that completes frames
+ * after taking them (AF_XDP) posts it after the drain saw the frame leave:
+ * keep the engine turning until they are in, as long as a drain waits. */
+static void wait_events(struct swt *x, uint64_t want)
+{
+	const double end = sample_now() + 5.0;
+	while (x->events + gnio_pe_get_lost_events(x->s.pe) < want && sample_now() < end) {
+		gnio_pe_progress(x->s.pe);
+		sample_sleep_ms(1);
+	}
+}
+
 /* Summary of one side: error against the requested times and the spacing
  * of consecutive bursts, in microseconds. */
 struct timing_sum {
@@ -290,6 +302,7 @@ int main(int argc, char **argv)
 	x.fin = *x.stats;
 	x.start_ns = x.fin.start_ns;
 	sample_tx_drain(s, x.fin.frames);
+	wait_events(&x, x.fin.bursts - x.fin.unsent);
 	uint64_t lost = gnio_pe_get_lost_events(s->pe);
 	struct sample_books b;
 	rc = sample_down(s, &b);
@@ -303,7 +316,14 @@ int main(int argc, char **argv)
 	 * by the stop may have sent it). */
 	int events_ok = x.events + lost >= k->bursts && x.events + lost <= k->bursts + k->unsent;
 	int peer_ok = !s->o.is_sw || (x.peer_frames == b.tx.tx_packets && !x.peer_bad && !x.peer.early);
-	if (rc == SAMPLE_EXIT_OK && !(sent_ok && events_ok && peer_ok && !x.wire.early && !k->errors))
+	/* The first check that failed, said in the summary and the JSON. */
+	const char *why = !sent_ok ? "the wire did not take every frame the kernel queued"
+			  : !events_ok ? "completion events do not match the bursts sent"
+			  : !peer_ok   ? "the sw peer did not get every frame as built and on time"
+			  : x.wire.early ? "a frame left before its requested time"
+			  : k->errors  ? "the kernel's sends failed"
+				       : NULL;
+	if (rc == SAMPLE_EXIT_OK && why)
 		rc = SAMPLE_EXIT_FAIL;
 
 	if (s->o.json) {
@@ -325,6 +345,10 @@ int main(int argc, char **argv)
 			sample_json_u64("peer_early", x.peer.early);
 			json_timing("peer", &ps);
 		}
+		if (why) {
+			sample_json_str("failed", why);
+			fprintf(stderr, "gnio_send_wait_time: FAILED: %s\n", why);
+		}
 		sample_json_bool("ok", rc == SAMPLE_EXIT_OK);
 		sample_json_end();
 	} else {
@@ -344,8 +368,8 @@ int main(int argc, char **argv)
 				(unsigned long long)x.peer.early);
 			print_timing("arrival", &ps, x.interval_us);
 		}
-		fprintf(stderr, "  %-16s %s\n", "result",
-			rc == SAMPLE_EXIT_OK ? "every frame sent, none before its time" : "FAILED");
+		fprintf(stderr, "  %-16s %s%s\n", "result",
+			rc == SAMPLE_EXIT_OK ? "every frame sent, none before its time" : "FAILED: ", why ? why : "");
 	}
 	free(x.wire.seen_ns);
 	free(x.peer.seen_ns);

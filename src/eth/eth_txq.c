@@ -379,13 +379,15 @@ fail:
 static void fold_stats(struct gnio_eth_txq *q, struct gnio_eth_txq_stats *st)
 {
 	struct gnio_tx_proxy *p = &q->proxy;
-	st->tx_packets += __atomic_load_n(&p->tx_packets, __ATOMIC_RELAXED);
+	/* ACQUIRE(tx_packets, tx_notified): pair with the proxy's RELEASE
+	 * counts; the events and completions they count are posted before. */
+	st->tx_packets += __atomic_load_n(&p->tx_packets, __ATOMIC_ACQUIRE);
 	st->tx_bytes += __atomic_load_n(&p->tx_bytes, __ATOMIC_RELAXED);
 	st->tx_errors += __atomic_load_n(&p->tx_errors, __ATOMIC_RELAXED);
 	st->timed_sends += __atomic_load_n(&p->timed, __ATOMIC_RELAXED);
 	st->tx_in_place += __atomic_load_n(&p->tx_in_place, __ATOMIC_RELAXED);
 	st->tx_copies += __atomic_load_n(&p->tx_copies, __ATOMIC_RELAXED);
-	st->tx_notified += __atomic_load_n(&p->tx_notified, __ATOMIC_RELAXED);
+	st->tx_notified += __atomic_load_n(&p->tx_notified, __ATOMIC_ACQUIRE);
 	st->tx_packets += __atomic_load_n(&q->host_tx_packets, __ATOMIC_RELAXED);
 	st->tx_bytes += __atomic_load_n(&q->host_tx_bytes, __ATOMIC_RELAXED);
 }

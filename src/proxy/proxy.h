@@ -23,6 +23,9 @@ struct gnio_flow_result;
 
 /* Bump a counter the proxy thread alone writes; readers load it relaxed. */
 #define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+/* The same, for a count that announces work done before it (events posted,
+ * frames completed): RELEASE, paired with the reader's ACQUIRE. */
+#define STAT_ADD_RELEASE(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELEASE)
 
 /* A polling thread: calls step() until stopped, backing off when idle. */
 struct gnio_proxy_thread {

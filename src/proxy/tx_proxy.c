@@ -80,8 +80,10 @@ static void complete(struct gnio_tx_proxy *p, uint64_t new_done)
 		if (d->flags & GNIO_TX_F_NOTIFY) {
 			if (!now)
 				now = gnio_gpu_dev_time_ns();
-			STAT_ADD(p->tx_notified, 1);
 			gnio_ctx_post_notify(p->ctx, i, now);
+			/* Counted after the post (the queue's lock publishes it): a
+			 * reader of tx_notified finds that many events posted. */
+			STAT_ADD_RELEASE(p->tx_notified, 1);
 		}
 	}
 	p->done = new_done;
@@ -188,13 +190,15 @@ unsigned gnio_tx_proxy_step(void *arg)
 			timed += p->frames[i].send_at_ns != 0;
 		}
 		p->next += acc;
-		STAT_ADD(p->tx_packets, acc);
+		/* Complete (and post the notify events) before counting: whoever
+		 * waits for tx_packets then finds the events of those frames. */
+		if (!p->ops->tx_reap)
+			complete(p, p->next);
 		STAT_ADD(p->tx_bytes, bytes);
 		STAT_ADD(p->tx_in_place, in_place);
 		STAT_ADD(p->tx_copies, copies);
 		STAT_ADD(p->timed, timed);
-		if (!p->ops->tx_reap)
-			complete(p, p->next);
+		STAT_ADD_RELEASE(p->tx_packets, acc);
 	}
 	return work + acc;
 }

@@ -49,7 +49,11 @@ run_green() {
 	tail -n 1 "$TMP/run.out" >"$TMP/run.json"
 	check "$what: runs green (exit $rc)" [ $rc -eq 0 ]
 	check "$what: ok, books balanced" [ "$(jq_py "$TMP/run.json" 'd["ok"] and d["balanced"]')" = True ]
-	[ $rc -eq 0 ] || tail -n 5 "$TMP/run.err"
+	# on failure: the reason and the books the program printed
+	if [ $rc -ne 0 ]; then
+		tail -n 5 "$TMP/run.err"
+		cat "$TMP/run.json"
+	fi
 }
 has_cuda_kernel() { nm "$1" 2>/dev/null | grep -q "$2_cuda"; }
 
