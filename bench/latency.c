@@ -23,6 +23,16 @@
  * -> peer has it. The RX completion's ts_ns does not split anything on sw:
  * it is the wire's push stamp, i.e. the send time itself.
  *
+ * Timeline (--timeline, implies --legs): the echo kernel also stores its
+ * batch end index into host memory after each receive and after its sends
+ * (gnio_app_args.trace), and the peer's poll loop stamps when each store
+ * becomes visible. That splits "to tx" into send -> the kernel has the frame
+ * (the RX proxy, the ring and the kernel's poll), the kernel's own work, and
+ * the TX proxy's pick-up. Each visible time trails the GPU's store by one
+ * posted write across PCIe; the kernel's own leg does not (both ends do).
+ * The extra reads slow the peer's poll a little: use it to find where time
+ * goes, not for the headline figure.
+ *
  * Exit: 0 every frame came back intact and the books balance; 1 a frame was
  * lost, late or corrupt, the books do not balance, or set-up failed; 2 bad
  * usage; 77 the GPU asked for is not usable here.
@@ -59,6 +69,7 @@ struct opts {
 	unsigned timeout_ms;
 	enum gnio_gpu_mem_type rx_mem;
 	int legs;
+	int timeline; /* --timeline: the kernel's trace words split "to tx" */
 	int yield; /* --poll yield */
 	int proxy_poll;        /* enum gnio_poll_mode of the wire's proxies */
 	uint64_t interval_us;  /* pause between round trips */
@@ -77,7 +88,11 @@ struct pipe {
 	struct gnio_app_stats *stats; /* host view */
 	struct gnio_app_args args;
 	struct gnio_runner *runner;
+	uint64_t *trace; /* host view of args.trace (--timeline) */
 };
+
+/* The trace words follow the stats in the pipeline's user memory. */
+#define TRACE_AT ((sizeof(struct gnio_app_stats) + 127u) & ~(size_t)127u)
 
 struct tally {
 	uint64_t sent;
@@ -90,6 +105,13 @@ struct tally {
 struct samples {
 	uint64_t *rtt;
 	int64_t *to_tx, *from_tx; /* CLOCK_REALTIME differences: may step */
+	int64_t *to_kernel, *in_kernel, *to_wire; /* --timeline: to_tx split in three */
+	/* --timeline on a GPU: the kernel's own clock (SM cycles) per frame */
+	int64_t *k_wait;   /* the receive that got the frame: call -> return */
+	int64_t *k_header; /* return -> the header read */
+	int64_t *k_send;   /* header -> the send returned */
+	int64_t *k_idle;   /* receives that found nothing since the last frame */
+	uint64_t clk0, ns0, clk1, ns1; /* clock against global timer, first and last frame */
 	uint64_t n;
 };
 
@@ -121,7 +143,7 @@ static void usage(FILE *f)
 		"                          [--rx-mem cpu_gpu|gpu] [--timeout-ms N] [--poll spin|yield]\n"
 		"                          [--pin CPU] [--legs] [--json] [--app echo|echo-copy]\n"
 		"                          [--send-scope thread|warp|block] [--proxy-poll busy|adaptive]\n"
-		"                          [--interval-us N]\n"
+		"                          [--interval-us N] [--timeline]\n"
 		"Ping-pong one frame at a time through the echo app over an sw wire;\n"
 		"prints round-trip percentiles in microseconds.\n"
 		"  --gpu       device (default: the best present, see gnio_gpu_pick_best)\n"
@@ -136,6 +158,9 @@ static void usage(FILE *f)
 		"  --pin       run the peer and both proxy threads on this CPU, leaving the\n"
 		"              others to the CPU device's kernel thread (default: no pinning)\n"
 		"  --legs      also split each trip at the TX proxy's wire stamp\n"
+		"  --timeline  with --legs, split the trip at the kernel too: send -> the\n"
+		"              kernel has it -> the kernel sent it -> the TX proxy handed it\n"
+		"              to the wire (trace stores the peer's poll watches; slows it)\n"
 		"  --app       echo (in place, default) or echo-copy (through the TX pool)\n"
 		"  --send-scope  the echo's send scope (default: the receive scope)\n"
 		"  --proxy-poll  the proxies' polling mode (default busy; adaptive: they\n"
@@ -172,6 +197,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"poll", required_argument, NULL, 'p'},
 		{"pin", required_argument, NULL, 'P'},
 		{"legs", no_argument, NULL, 'l'},
+		{"timeline", no_argument, NULL, 'L'},
 		{"json", no_argument, NULL, 'j'},
 		{"app", required_argument, NULL, 'a'},
 		{"send-scope", required_argument, NULL, 'S'},
@@ -251,6 +277,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'l':
 			o->legs = 1;
 			break;
+		case 'L':
+			o->legs = o->timeline = 1;
+			break;
 		case 'Q':
 			if (!strcmp(optarg, "busy"))
 				o->proxy_poll = GNIO_POLL_BUSY;
@@ -321,7 +350,7 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o, const char *bu
 	pc.tx_in_place = app->tx_in_place;
 	pc.tx_pool = app->needs_tx_pool;
 	pc.tx_ring = RING_ENTRIES;
-	pc.user_mem = sizeof(struct gnio_app_stats);
+	pc.user_mem = TRACE_AT + GNIO_APP_TRACE_WORDS * sizeof(uint64_t);
 	pc.proxy_cpu = o->pin;
 	pc.poll_mode = o->proxy_poll;
 	TRY(gnio_pipeline_create(&pc, &p->pl));
@@ -341,6 +370,11 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o, const char *bu
 	p->args.threads = o->threads;
 	p->args.recv_scope = o->scope;
 	p->args.send_scope = o->send_scope < 0 ? o->scope : o->send_scope;
+	if (o->timeline) {
+		p->trace = (uint64_t *)((uint8_t *)q.user_mem_cpu + TRACE_AT);
+		memset(p->trace, 0, GNIO_APP_TRACE_WORDS * sizeof(uint64_t));
+		p->args.trace = (uint64_t *)((uint8_t *)q.user_mem_gpu + TRACE_AT);
+	}
 	return GNIO_SUCCESS;
 }
 
@@ -372,14 +406,24 @@ static int is_echo(const uint8_t *tx, uint32_t len, const uint8_t *rx, uint32_t 
 
 enum { RT_OK, RT_LOST, RT_BAD, RT_FATAL };
 
+/* --timeline: stamp (CLOCK_REALTIME) the first look that finds the kernel's
+ * trace word at `want` or beyond. */
+static void trace_look(const struct pipe *p, uint64_t want, uint64_t *t_recv, uint64_t *t_sent)
+{
+	if (!*t_recv && gnio_load_relaxed_u64(&p->trace[GNIO_APP_TRACE_RECV]) >= want)
+		*t_recv = now_ns(CLOCK_REALTIME);
+	if (!*t_sent && gnio_load_relaxed_u64(&p->trace[GNIO_APP_TRACE_SENT]) >= want)
+		*t_sent = now_ns(CLOCK_REALTIME);
+}
+
 /*
  * One round trip of frame `seq`. Echoes of earlier frames that missed their
  * deadline may still arrive first: they are counted late and skipped.
  */
 static int round_trip(struct pipe *p, const struct opts *o, const uint8_t *tx, uint32_t len, uint64_t seq,
-		      uint8_t *rx, struct tally *t, uint64_t *rtt, int64_t *to_tx, int64_t *from_tx)
+		      uint8_t *rx, struct tally *t, uint64_t *rtt, int64_t *to_tx, int64_t *from_tx, int64_t *legs3)
 {
-	uint64_t t0, t1, rt0, rt1, ts, got, deadline;
+	uint64_t t0, t1, rt0, rt1, ts, got, deadline, t_recv = 0, t_sent = 0;
 	uint32_t rlen, polls = 0;
 	gnio_error_t err;
 
@@ -395,6 +439,8 @@ static int round_trip(struct pipe *p, const struct opts *o, const uint8_t *tx, u
 	t->sent++;
 	deadline = t0 + (uint64_t)o->timeout_ms * 1000000ull;
 	for (;;) {
+		if (p->trace)
+			trace_look(p, t->sent, &t_recv, &t_sent);
 		err = gnio_sw_peer_recv(p->peer, 0, rx, RX_CAP, &rlen, &ts);
 		if (err == GNIO_ERROR_EMPTY) {
 			/* Look at the clock now and then: the poll is the hot loop. */
@@ -427,8 +473,40 @@ static int round_trip(struct pipe *p, const struct opts *o, const uint8_t *tx, u
 		*rtt = t1 - t0;
 		*to_tx = (int64_t)(ts - rt0);
 		*from_tx = (int64_t)(rt1 - ts);
+		if (p->trace) {
+			/* The kernel's trace store after its send may land after
+			 * the echo: wait for it (outside the timed window). */
+			while ((!t_recv || !t_sent) && now_ns(CLOCK_MONOTONIC) < deadline)
+				trace_look(p, t->sent, &t_recv, &t_sent);
+			legs3[0] = (int64_t)(t_recv - rt0);
+			legs3[1] = (int64_t)(t_sent - t_recv);
+			legs3[2] = (int64_t)(ts - t_sent);
+		}
 		return RT_OK;
 	}
+}
+
+/* --timeline: the kernel's clock stamps of the frame just echoed (CUDA; the
+ * CPU device leaves them 0). Read after the trace's SENT store was seen, so
+ * they are this frame's: the next is not sent yet. */
+static void kernel_clocks(const struct pipe *p, struct samples *s)
+{
+	const uint64_t *tr = p->trace;
+	uint64_t call = gnio_load_relaxed_u64(&tr[GNIO_APP_TRACE_CLK_RECV_CALL]);
+	uint64_t got = gnio_load_relaxed_u64(&tr[GNIO_APP_TRACE_CLK_RECEIVED]);
+	uint64_t hdr = gnio_load_relaxed_u64(&tr[GNIO_APP_TRACE_CLK_HEADER]);
+	uint64_t sent = gnio_load_relaxed_u64(&tr[GNIO_APP_TRACE_CLK_SENT]);
+	uint64_t ns = gnio_load_relaxed_u64(&tr[GNIO_APP_TRACE_GLOBAL_NS]);
+	s->k_wait[s->n] = (int64_t)(got - call);
+	s->k_header[s->n] = hdr ? (int64_t)(hdr - got) : 0;
+	s->k_send[s->n] = (int64_t)(sent - (hdr ? hdr : got));
+	s->k_idle[s->n] = (int64_t)gnio_load_relaxed_u64(&tr[GNIO_APP_TRACE_IDLE_RECVS]);
+	if (!s->clk0) {
+		s->clk0 = got;
+		s->ns0 = ns;
+	}
+	s->clk1 = got;
+	s->ns1 = ns;
 }
 
 /* Run round trips [first, first + n); keep samples if s is not NULL. */
@@ -440,13 +518,13 @@ static int ping_pong(struct pipe *p, const struct opts *o, const struct gnio_gen
 
 	for (uint64_t seq = first; seq < first + n; seq++) {
 		uint64_t rtt;
-		int64_t a, b;
+		int64_t a, b, legs3[3] = {0, 0, 0};
 		uint32_t len = gnio_gen_build(gc, seq, tx, sizeof(tx));
 		if (o->interval_us) {
 			struct timespec ts = {(time_t)(o->interval_us / 1000000u), (long)(o->interval_us % 1000000u) * 1000};
 			nanosleep(&ts, NULL);
 		}
-		int r = round_trip(p, o, tx, len, seq, rx, t, &rtt, &a, &b);
+		int r = round_trip(p, o, tx, len, seq, rx, t, &rtt, &a, &b, legs3);
 
 		if (r == RT_FATAL)
 			return -1;
@@ -460,6 +538,12 @@ static int ping_pong(struct pipe *p, const struct opts *o, const struct gnio_gen
 			s->rtt[s->n] = rtt;
 			s->to_tx[s->n] = a;
 			s->from_tx[s->n] = b;
+			if (o->timeline) {
+				s->to_kernel[s->n] = legs3[0];
+				s->in_kernel[s->n] = legs3[1];
+				s->to_wire[s->n] = legs3[2];
+				kernel_clocks(p, s);
+			}
 			s->n++;
 		}
 	}
@@ -542,6 +626,14 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 {
 	const char *dev = gnio_gpu_get_bus_id(p->gpu);
 	double r[6] = {0}, mean = 0, a50 = 0, a99 = 0, b50 = 0, b99 = 0;
+	/* --timeline: p10, p50, p90, p99 of each of the three legs of to_tx */
+	static const double tl_pcts[4] = {10, 50, 90, 99};
+	static const char *const tl_names[3] = {"to_kernel", "in_kernel", "to_wire"};
+	double tl[3][4] = {{0}};
+	/* ... and the kernel's own legs, in us (idle: a count) */
+	static const char *const kl_names[4] = {"k_wait", "k_header", "k_send", "k_idle_recvs"};
+	double kl[4][4] = {{0}};
+	int have_kl = 0;
 	char date[32];
 	time_t now = time(NULL);
 
@@ -565,6 +657,24 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 			b50 = pct_i(s->from_tx, s->n, 50);
 			b99 = pct_i(s->from_tx, s->n, 99);
 		}
+		if (o->timeline) {
+			int64_t *leg[3] = {s->to_kernel, s->in_kernel, s->to_wire};
+			for (int l = 0; l < 3; l++) {
+				qsort(leg[l], s->n, sizeof(*leg[l]), cmp_i64);
+				for (int q = 0; q < 4; q++)
+					tl[l][q] = pct_i(leg[l], s->n, tl_pcts[q]);
+			}
+			/* cycles per ns from the stamps of the first and last frames */
+			const double cpn = s->ns1 > s->ns0 ? (double)(s->clk1 - s->clk0) / (double)(s->ns1 - s->ns0) : 0;
+			int64_t *kleg[4] = {s->k_wait, s->k_header, s->k_send, s->k_idle};
+			have_kl = cpn > 0;
+			for (int l = 0; l < 4 && have_kl; l++) {
+				qsort(kleg[l], s->n, sizeof(*kleg[l]), cmp_i64);
+				for (int q = 0; q < 4; q++)
+					kl[l][q] = l == 3 ? (double)kleg[l][(uint64_t)(tl_pcts[q] / 100.0 * (double)(s->n - 1))]
+							  : pct_i(kleg[l], s->n, tl_pcts[q]) / cpn;
+			}
+		}
 	}
 	printf("latency: %s (%s, %s), %s app, recv scope %s, sw wire, %u B frames, rx pool %s, peer %s%s, "
 	       "proxies %s, every %llu us, %s\n",
@@ -583,6 +693,13 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 			printf("legs us (CLOCK_REALTIME):  send -> TX proxy to wire p50 %.3f p99 %.3f;  "
 			       "wire -> peer p50 %.3f p99 %.3f\n",
 			       a50, a99, b50, b99);
+		if (o->timeline)
+			for (int l = 0; l < 3; l++)
+				printf("timeline us %-9s  p10 %.3f  p50 %.3f  p90 %.3f  p99 %.3f\n", tl_names[l],
+				       tl[l][0], tl[l][1], tl[l][2], tl[l][3]);
+		for (int l = 0; l < 4 && have_kl; l++)
+			printf("kernel %-12s  p10 %.3f  p50 %.3f  p90 %.3f  p99 %.3f%s\n", kl_names[l], kl[l][0], kl[l][1],
+			       kl[l][2], kl[l][3], l == 3 ? "" : " us");
 	}
 	printf("%s%s%s\n", ok ? "RESULT: ok" : "RESULT: FAILED", why ? ": " : "", why ? why : "");
 	if (!o->json)
@@ -603,6 +720,13 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 	if (o->legs)
 		printf(",\"to_tx_p50_us\":%.3f,\"to_tx_p99_us\":%.3f,\"from_tx_p50_us\":%.3f,\"from_tx_p99_us\":%.3f",
 		       a50, a99, b50, b99);
+	if (o->timeline)
+		for (int l = 0; l < 3; l++)
+			printf(",\"%s_p10_us\":%.3f,\"%s_p50_us\":%.3f,\"%s_p90_us\":%.3f,\"%s_p99_us\":%.3f",
+			       tl_names[l], tl[l][0], tl_names[l], tl[l][1], tl_names[l], tl[l][2], tl_names[l], tl[l][3]);
+	for (int l = 0; l < 4 && have_kl; l++)
+		printf(",\"%s_p10\":%.3f,\"%s_p50\":%.3f,\"%s_p90\":%.3f,\"%s_p99\":%.3f", kl_names[l], kl[l][0],
+		       kl_names[l], kl[l][1], kl_names[l], kl[l][2], kl_names[l], kl[l][3]);
 	printf(",\"date\":\"%s\"}\n", date);
 }
 
@@ -648,14 +772,22 @@ int main(int argc, char **argv)
 	if (why[0] && !o.json)
 		fprintf(stderr, "latency: %s\n", why);
 
-	s.n = 0;
+	memset(&s, 0, sizeof(s));
 	s.rtt = calloc(o.count, sizeof(*s.rtt));
 	s.to_tx = calloc(o.count, sizeof(*s.to_tx));
 	s.from_tx = calloc(o.count, sizeof(*s.from_tx));
+	s.to_kernel = calloc(o.count, sizeof(*s.to_kernel));
+	s.in_kernel = calloc(o.count, sizeof(*s.in_kernel));
+	s.to_wire = calloc(o.count, sizeof(*s.to_wire));
+	s.k_wait = calloc(o.count, sizeof(*s.k_wait));
+	s.k_header = calloc(o.count, sizeof(*s.k_header));
+	s.k_send = calloc(o.count, sizeof(*s.k_send));
+	s.k_idle = calloc(o.count, sizeof(*s.k_idle));
 	fn = gnio_app_launcher(app, !strcmp(bus, "cpu"));
 	gnio_gen_cfg_init(&gc);
 	gc.frame_size = o.size;
-	if (!s.rtt || !s.to_tx || !s.from_tx) {
+	if (!s.rtt || !s.to_tx || !s.from_tx || !s.to_kernel || !s.in_kernel || !s.to_wire || !s.k_wait || !s.k_header ||
+	    !s.k_send || !s.k_idle) {
 		snprintf(msg, sizeof(msg), "out of memory for %llu samples", (unsigned long long)o.count);
 		goto out;
 	}
@@ -725,5 +857,12 @@ out:
 	free(s.rtt);
 	free(s.to_tx);
 	free(s.from_tx);
+	free(s.to_kernel);
+	free(s.in_kernel);
+	free(s.to_wire);
+	free(s.k_wait);
+	free(s.k_header);
+	free(s.k_send);
+	free(s.k_idle);
 	return rc;
 }

@@ -12,7 +12,9 @@
  *   - the echo floor: a host thread posts a 64-byte frame and a completion
  *     word in pinned memory, one GPU thread polls the word, swaps the frame's
  *     MACs in place and releases a tag, the host thread spins on the tag.
- *     The ring protocol's own round trip, without proxies or wires.
+ *     The ring protocol's own round trip, without proxies or wires; then the
+ *     same with one step left out at a time (the acquire fence, the header
+ *     read, the frame), with the GPU's own clock after each step.
  *
  * One thread (or one warp) times R repetitions of each pattern with clock64
  * and prints the median in nanoseconds. Exit 77 without a usable GPU.
@@ -60,7 +62,7 @@ static __device__ __forceinline__ void st_release(uint64_t *p, uint64_t v)
 	asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-enum { P_ACQ1, P_REL1, P_REL4, P_REL16, P_RELNM16, P_V2_8, P_CV16, P_WARP32, P_ST_REL, P_ST4_FENCE, P_COUNT };
+enum { P_ACQ1, P_REL1, P_REL4, P_REL16, P_RELNM16, P_V2_8, P_CV16, P_WARP32, P_WARP32_ACQ, P_ST_REL, P_ST4_FENCE, P_COUNT };
 static const char *const pattern_names[P_COUNT] = {
 	"1 acquire load",
 	"1 relaxed load",
@@ -70,6 +72,7 @@ static const char *const pattern_names[P_COUNT] = {
 	"8 relaxed v2 loads (16 words), 8 lines",
 	"16 ld.cv loads, 16 lines",
 	"32 lanes, 1 relaxed load each, 32 lines",
+	"32 lanes, 1 acquire load each, 32 lines",
 	"1 release store",
 	"4 plain stores + fence.sc.sys",
 };
@@ -86,6 +89,9 @@ __global__ void probe(uint64_t *host, long long *cycles)
 			long long t0 = clock64();
 			if (p == P_WARP32) {
 				sink += ld_relaxed(base + lane * LINE_WORDS);
+				__syncwarp();
+			} else if (p == P_WARP32_ACQ) {
+				sink += ld_acquire(base + lane * LINE_WORDS);
 				__syncwarp();
 			} else if (lane == 0) {
 				uint64_t v[16];
@@ -163,19 +169,64 @@ struct floor_ctl {
 	alignas(128) uint8_t frame[128];
 };
 
-__global__ void floor_kernel(struct floor_ctl *c, uint64_t rounds)
+/* The shapes of the floor: which of the ring's steps a round pays. Each
+ * removes one step of the first, so the differences are the steps' costs. */
+enum {
+	F_RING,      /* relaxed poll + acq_rel fence, header read, swap, release tag (the ring's shape) */
+	F_ACQ_POLL,  /* acquire poll (no separate fence), header read, swap, release tag */
+	F_NO_HEADER, /* as F_RING without the header read: the bytes arrived with the completion */
+	F_NO_FENCE,  /* as F_RING without the acquire fence (unordered: a cost bound, not a protocol) */
+	F_PING,      /* poll + fence + release tag: nothing touches the frame */
+	F_COUNT
+};
+static const char *const floor_names[F_COUNT] = {
+	"ring: poll, fence, read header, swap, release",
+	"acquire poll, read header, swap, release",
+	"no header read (header in the completion)",
+	"no acquire fence",
+	"ping-pong: poll, fence, release",
+};
+__device__ uint64_t floor_sink;
+/* Per round, the GPU's clock64 after each step: seen, fenced, header, released. */
+#define FLOOR_LEGS 3
+
+__global__ void floor_kernel(struct floor_ctl *c, uint64_t rounds, int shape, long long *legs)
 {
+	uint32_t *w = (uint32_t *)c->frame;
 	for (uint64_t seq = 1; seq <= rounds; seq++) {
-		while (ld_relaxed(&c->meta) != seq)
-			if (ld_relaxed(&c->stop))
-				return;
-		asm volatile("fence.acq_rel.sys;" ::: "memory");
-		uint32_t *w = (uint32_t *)c->frame;
-		const uint32_t h0 = w[0], h1 = w[1], h2 = w[2];
-		w[0] = (h1 >> 16) | (h2 << 16);
-		w[1] = (h2 >> 16) | (h0 << 16);
-		w[2] = (h0 >> 16) | (h1 << 16);
+		if (shape == F_ACQ_POLL) {
+			while (ld_acquire(&c->meta) != seq)
+				if (ld_relaxed(&c->stop))
+					return;
+		} else {
+			while (ld_relaxed(&c->meta) != seq)
+				if (ld_relaxed(&c->stop))
+					return;
+		}
+		const long long t0 = clock64();
+		if (shape != F_ACQ_POLL && shape != F_NO_FENCE)
+			asm volatile("fence.acq_rel.sys;" ::: "memory");
+		const long long t1 = clock64();
+		uint32_t h0 = (uint32_t)seq, h1 = (uint32_t)seq, h2 = (uint32_t)seq;
+		if (shape != F_NO_HEADER && shape != F_PING) {
+			h0 = w[0];
+			h1 = w[1];
+			h2 = w[2];
+		}
+		/* a branch on the loaded words: the clock below is read after they arrived */
+		if ((h0 ^ h1 ^ h2) == 0x5eed5eedu)
+			floor_sink = seq;
+		const long long t2 = clock64();
+		if (shape != F_PING) {
+			w[0] = (h1 >> 16) | (h2 << 16);
+			w[1] = (h2 >> 16) | (h0 << 16);
+			w[2] = (h0 >> 16) | (h1 << 16);
+		}
 		st_release(&c->tag, seq);
+		const long long t3 = clock64();
+		legs[(seq - 1) * FLOOR_LEGS + 0] = t1 - t0;
+		legs[(seq - 1) * FLOOR_LEGS + 1] = t2 - t1;
+		legs[(seq - 1) * FLOOR_LEGS + 2] = t3 - t2;
 	}
 }
 
@@ -241,38 +292,65 @@ int main(void)
 	cudaFree(cyc_dev);
 	free(cyc);
 
-	/* the echo floor */
+	/* the echo floor, in each of its shapes, back to back */
 	const uint64_t rounds = 20000, warm = 1000;
 	struct floor_ctl *fc, *fc_dev;
+	long long *legs_dev;
 	CK(cudaHostAlloc((void **)&fc, sizeof(*fc), cudaHostAllocMapped));
 	CK(cudaHostGetDevicePointer((void **)&fc_dev, fc, 0));
-	memset(fc, 0, sizeof(*fc));
+	CK(cudaMalloc((void **)&legs_dev, sizeof(long long) * rounds * FLOOR_LEGS));
 	double *rtt = (double *)malloc(sizeof(double) * rounds);
-	floor_kernel<<<1, 1>>>(fc_dev, rounds);
-	CK(cudaGetLastError());
-	for (uint64_t seq = 1; seq <= rounds; seq++) {
-		for (int i = 0; i < 12; i++)
-			fc->frame[i] = (uint8_t)(seq + i);
-		double t0 = now_ns();
-		__atomic_store_n(&fc->meta, seq, __ATOMIC_RELEASE);
-		while (__atomic_load_n(&fc->tag, __ATOMIC_ACQUIRE) != seq)
-			;
-		rtt[seq - 1] = now_ns() - t0;
-		if (fc->frame[0] != (uint8_t)(seq + 6) || fc->frame[6] != (uint8_t)seq) {
-			fprintf(stderr, "pcie_probe: echo floor: frame %llu not swapped\n", (unsigned long long)seq);
-			__atomic_store_n(&fc->stop, 1, __ATOMIC_RELEASE);
-			cudaDeviceSynchronize();
-			return 1;
+	long long *legs = (long long *)malloc(sizeof(long long) * rounds * FLOOR_LEGS);
+	long long *one = (long long *)malloc(sizeof(long long) * rounds);
+	printf("echo floor (host posts, 1 GPU thread polls, swaps in place, releases a tag), %llu round trips each;\n"
+	       "GPU legs are medians of clock64 after the poll saw the word: fence / header load / swap + release\n",
+	       (unsigned long long)(rounds - warm));
+	for (int shape = 0; shape < F_COUNT; shape++) {
+		uint64_t stale = 0;
+		memset(fc, 0, sizeof(*fc));
+		floor_kernel<<<1, 1>>>(fc_dev, rounds, shape, legs_dev);
+		CK(cudaGetLastError());
+		for (uint64_t seq = 1; seq <= rounds; seq++) {
+			for (int i = 0; i < 12; i++)
+				fc->frame[i] = (uint8_t)(seq + i);
+			double t0 = now_ns();
+			__atomic_store_n(&fc->meta, seq, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&fc->tag, __ATOMIC_ACQUIRE) != seq)
+				;
+			rtt[seq - 1] = now_ns() - t0;
+			const int reads = shape != F_NO_HEADER && shape != F_PING;
+			const int swapped = fc->frame[0] == (uint8_t)(seq + 6) && fc->frame[6] == (uint8_t)seq;
+			if (reads && !swapped && shape == F_NO_FENCE) {
+				stale++; /* what the fence is for: the header read ran ahead of the poll */
+			} else if (reads && !swapped) {
+				fprintf(stderr, "pcie_probe: echo floor: frame %llu not swapped\n", (unsigned long long)seq);
+				__atomic_store_n(&fc->stop, 1, __ATOMIC_RELEASE);
+				cudaDeviceSynchronize();
+				return 1;
+			}
 		}
+		CK(cudaDeviceSynchronize());
+		CK(cudaMemcpy(legs, legs_dev, sizeof(long long) * rounds * FLOOR_LEGS, cudaMemcpyDeviceToHost));
+		qsort(rtt + warm, rounds - warm, sizeof(double), cmp_d);
+		const uint64_t m = rounds - warm;
+		double leg_ns[FLOOR_LEGS];
+		for (int l = 0; l < FLOOR_LEGS; l++) {
+			for (uint64_t r = warm; r < rounds; r++)
+				one[r - warm] = legs[r * FLOOR_LEGS + l];
+			qsort(one, m, sizeof(long long), cmp_ll);
+			leg_ns[l] = (double)one[m / 2] * 1e6 / khz;
+		}
+		printf("  %-44s p50 %.2f us  p90 %.2f  p99 %.2f  min %.2f | GPU %.0f / %.0f / %.0f ns", floor_names[shape],
+		       rtt[warm + m / 2] / 1e3, rtt[warm + m * 9 / 10] / 1e3, rtt[warm + m * 99 / 100] / 1e3, rtt[warm] / 1e3,
+		       leg_ns[0], leg_ns[1], leg_ns[2]);
+		if (shape == F_NO_FENCE)
+			printf(" | %llu of %llu swapped stale bytes", (unsigned long long)stale, (unsigned long long)rounds);
+		printf("\n");
 	}
-	CK(cudaDeviceSynchronize());
-	qsort(rtt + warm, rounds - warm, sizeof(double), cmp_d);
-	const uint64_t m = rounds - warm;
-	printf("echo floor (host posts, 1 GPU thread polls, swaps in place, releases a tag), %llu round trips:\n"
-	       "  p50 %.2f us  p90 %.2f us  p99 %.2f us  min %.2f us\n",
-	       (unsigned long long)m, rtt[warm + m / 2] / 1e3, rtt[warm + m * 9 / 10] / 1e3, rtt[warm + m * 99 / 100] / 1e3,
-	       rtt[warm] / 1e3);
 	cudaFreeHost(fc);
+	cudaFree(legs_dev);
 	free(rtt);
+	free(legs);
+	free(one);
 	return 0;
 }

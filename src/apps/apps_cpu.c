@@ -185,6 +185,8 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 			continue;
 		}
 		idle = 0;
+		if (a->trace)
+			gnio_store_relaxed_u64(&a->trace[GNIO_APP_TRACE_RECV], first + n);
 		uint64_t stamp_sum = 0; /* verify: what the hold compares */
 		for (uint32_t i = 0; i < n; i++) {
 			uint8_t *pkt;
@@ -207,6 +209,8 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 			default: break;
 			}
 		}
+		if (a->trace)
+			gnio_store_relaxed_u64(&a->trace[GNIO_APP_TRACE_SENT], first + n);
 		if (kind == APP_VERIFY && a->hold_ns)
 			verify_hold(a, first, n, stamp_sum, &local);
 		local.packets += n;

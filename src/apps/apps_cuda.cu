@@ -225,6 +225,8 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 		if (tid < per_round && i < b.count) {
 			gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &pkt, &len, nullptr);
 			gnio_frame_swap_macs(pkt, len);
+			if (a.trace && tid == 0) /* the stores above waited for the header */
+				gnio_store_relaxed_u64(&a.trace[GNIO_APP_TRACE_CLK_HEADER], (uint64_t)clock64());
 		}
 		for (;;) {
 			gnio_error_t e = gnio_gpu_dev_eth_txq_send<SHARING, GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
@@ -501,8 +503,28 @@ __device__ __forceinline__ void verify_hold(const struct gnio_app_args &a, const
 		atomicAdd(&acc->changed_in_hold, 1u);
 }
 
-template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_app_args a, struct gnio_kernel_ctl *ctl)
+/* Benchmarks' trace (gnio_app_args.trace), thread 0: a receive got frames.
+ * Clock stamps are the SM's cycles; the global timer beside the last one
+ * lets the reader convert them. */
+__device__ __forceinline__ void trace_received(uint64_t *tr, uint64_t end, long long recv_clk, uint64_t *idle_recvs)
 {
+	gnio_store_relaxed_u64(&tr[GNIO_APP_TRACE_CLK_RECV_CALL], (uint64_t)recv_clk);
+	gnio_store_relaxed_u64(&tr[GNIO_APP_TRACE_CLK_RECEIVED], (uint64_t)clock64());
+	gnio_store_relaxed_u64(&tr[GNIO_APP_TRACE_GLOBAL_NS], gnio_gpu_dev_time_ns());
+	gnio_store_relaxed_u64(&tr[GNIO_APP_TRACE_IDLE_RECVS], *idle_recvs);
+	*idle_recvs = 0;
+	gnio_store_relaxed_u64(&tr[GNIO_APP_TRACE_RECV], end);
+}
+
+template <int APP, int SCOPE, int SEND>
+__global__ void app_kernel(struct gnio_app_args args, struct gnio_kernel_ctl *ctl)
+{
+	/* The queue handles, copied into shared memory once: every receive and
+	 * send reads a dozen of their fields one after another, and each system
+	 * fence empties L1, so from global memory each read would go to L2
+	 * (about 1 us per receive and send together on the H200). */
+	__shared__ struct gnio_gpu_eth_rxq s_rxq;
+	__shared__ struct gnio_gpu_eth_txq s_txq;
 	__shared__ struct app_totals s_tot;
 	__shared__ struct app_batch_acc s_acc;
 	__shared__ int s_flag;
@@ -519,6 +541,7 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 	 * frames flow, do it every CTL_EVERY batches, and on every idle pass.
 	 * Both conditions are uniform across the group, as the barriers need. */
 	uint32_t iter = 0, last_count = 0;
+	uint64_t idle_recvs = 0; /* thread 0's, for the trace: receives that found nothing */
 
 	/* A narrower consumer group: the rest of the block has nothing to do. */
 	if ((SCOPE == SCOPE_THREAD && tid != 0) || (SCOPE == SCOPE_WARP && tid >= 32))
@@ -526,9 +549,12 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 	const uint32_t nthr = SCOPE == SCOPE_THREAD ? 1u : SCOPE == SCOPE_WARP ? 32u : blockDim.x;
 	/* Each thread's own copy, fed the same inputs: the group agrees. */
 	struct gnio_batch_tuner tuner;
-	gnio_batch_tuner_init(&tuner, a.max_batch, gnio_gpu_dev_eth_rxq_get_num_packets(a.rxq));
+	gnio_batch_tuner_init(&tuner, args.max_batch, gnio_gpu_dev_eth_rxq_get_num_packets(args.rxq));
 
 	if (tid == 0) {
+		s_rxq = *args.rxq;
+		if (args.txq)
+			s_txq = *args.txq;
 		memset(&s_tot, 0, sizeof(s_tot));
 		memset(&s_acc, 0, sizeof(s_acc));
 		s_stored = 0;
@@ -536,11 +562,15 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 		s_tot.batch_now = s_tot.batch_peak = tuner.batch;
 	}
 	group_sync<SCOPE>();
+	struct gnio_app_args a = args;
+	a.rxq = &s_rxq;
+	a.txq = args.txq ? &s_txq : nullptr;
 
 	for (;; iter++) {
 		int ctl_pass = last_count == 0 || (iter % CTL_EVERY) == 0;
 		if (ctl_pass && group_should_stop<SCOPE>(ctl, &hb, &s_flag, &last_ctl, &did_ctl))
 			break;
+		const long long recv_clk = a.trace ? clock64() : 0;
 		struct batch b = app_recv<SCOPE>(a.rxq, tuner.batch, a.timeout_ns);
 		last_count = b.count;
 		if (b.err == GNIO_SUCCESS)
@@ -557,6 +587,7 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 			return;
 		}
 		if (b.count == 0) {
+			idle_recvs++;
 			/* idle: make the totals exact, with the control traffic */
 			if (tid == 0 && did_ctl && s_tot.batches != s_stored) {
 				stats_store(a.stats, &s_tot, APP);
@@ -565,10 +596,16 @@ template <int APP, int SCOPE, int SEND> __global__ void app_kernel(struct gnio_a
 			continue;
 		}
 
+		if (a.trace && tid == 0)
+			trace_received(a.trace, b.first + b.count, recv_clk, &idle_recvs);
 		if (APP == APP_ECHO_COPY)
 			echo_copy_batch<SCOPE>(a, ctl, b, &s_tot, &s_ticket, &s_res);
 		if (APP == APP_ECHO || APP == APP_FWD)
 			send_batch_in_place<SCOPE, SEND>(a, ctl, b, &s_acc);
+		if (a.trace && tid == 0) {
+			gnio_store_relaxed_u64(&a.trace[GNIO_APP_TRACE_CLK_SENT], (uint64_t)clock64());
+			gnio_store_relaxed_u64(&a.trace[GNIO_APP_TRACE_SENT], b.first + b.count);
+		}
 		/* Per-batch byte and protocol counts, one frame per thread. */
 		unsigned long long bytes = 0;
 		uint64_t stamp_sum = 0; /* verify: what the hold compares */

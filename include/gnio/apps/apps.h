@@ -85,7 +85,24 @@ struct gnio_app_args {
 	/* verify app: hold each batch this long (ns), then check it again,
 	 * before the next recv releases it. 0: no hold. */
 	uint64_t hold_ns;
+	/* Benchmarks (gnio_latency_bench --timeline): NULL, or host-visible
+	 * memory of GNIO_APP_TRACE_WORDS words. After a receive that got
+	 * frames the kernel stores the batch's end index in
+	 * trace[GNIO_APP_TRACE_RECV], after its sends in trace[GNIO_APP_TRACE_SENT]
+	 * (relaxed stores: times, not data, are what the reader wants). CUDA
+	 * kernels also store SM clock stamps (GNIO_APP_TRACE_CLK_*) before
+	 * those two, with the global timer for converting them. */
+	uint64_t *trace;
 };
+#define GNIO_APP_TRACE_RECV 0
+#define GNIO_APP_TRACE_CLK_RECV_CALL 1 /* the receive that got the frames was called */
+#define GNIO_APP_TRACE_CLK_RECEIVED 2  /* ... and returned */
+#define GNIO_APP_TRACE_CLK_HEADER 3    /* echo: the first frame's header was read */
+#define GNIO_APP_TRACE_GLOBAL_NS 4     /* the global timer beside CLK_RECEIVED */
+#define GNIO_APP_TRACE_IDLE_RECVS 5    /* receives that found nothing before it */
+#define GNIO_APP_TRACE_SENT 16         /* its own 128-byte line */
+#define GNIO_APP_TRACE_CLK_SENT 17     /* the sends returned */
+#define GNIO_APP_TRACE_WORDS 32
 
 struct gnio_app {
 	const char *name;

@@ -96,8 +96,9 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_one(const struct gnio_gpu_eth_rxq *q, uint32
 #endif
 	}
 	/* Completes the acquire of every completion scanned: their payload
-	 * bytes are visible to what follows. */
-	gnio_fence_acquire_sys();
+	 * bytes are visible to what follows. Nothing found, nothing to order. */
+	if (n)
+		gnio_fence_acquire_sys();
 	lc->head = head + n;
 	lc->full_at_once = n == want && !start;
 	if (n)
@@ -135,12 +136,17 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_thread_impl(const struct gnio_gpu_eth_rxq *q
 
 /* This member's part of one poll of the group: entries [base, base + range)
  * with stride `width`. Returns the first entry it found not ready (relative
- * to base), or range when all its entries were ready. */
+ * to base), or range when all its entries were ready. A member with one
+ * entry (range <= width: the group is waiting) loads it with acquire, so a
+ * receive made of such polls needs no fence; several entries are loaded
+ * relaxed, all in flight at once, and the receive fences after them. */
 GNIO_DEV uint32_t gnio_rxq_scan_member(const struct gnio_gpu_eth_rxq *q, uint64_t base, uint32_t range,
 				       uint32_t rank, uint32_t width)
 {
 	if (rank >= range)
 		return range;
+	if (range <= width)
+		return gnio_rx_ring_poll_one(q, base + rank) ? range : rank;
 	uint32_t mine = (range - rank + width - 1u) / width; /* entries of this member */
 	uint32_t ready = gnio_rx_ring_scan(q, base + rank, mine, width);
 	return ready == mine ? range : rank + ready * width;
@@ -175,9 +181,11 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 	const uint64_t head = q->lc->head; /* read by every lane before lane 0 moves it */
 	uint64_t start = 0;
 	uint32_t per = 1; /* entries per lane and poll: one while waiting, more once frames flow */
+	int scanned = 0;  /* a poll loaded several entries per lane, relaxed: fence after */
 	for (;;) {
 		while (n < want) {
 			uint32_t range = want - n < 32u * per ? want - n : 32u * per;
+			scanned |= range > 32u;
 			uint32_t got = gnio_warp_min_u32(gnio_rxq_scan_member(q, head + n, range, lane, 32u));
 			n += got;
 			if (got < range)
@@ -192,8 +200,11 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 			break;
 		gnio_cpu_relax();
 	}
-	gnio_fence_acquire_sys();
-	__syncwarp(); /* every lane's local meta copies are written */
+	if (scanned)
+		gnio_fence_acquire_sys();
+	/* every lane's local meta copies are written; the acquires of one
+	 * lane order the frames' bytes for all (the barrier orders memory) */
+	__syncwarp();
 	if (lane == 0) {
 		q->lc->head = head + n;
 		q->lc->full_at_once = n == want && !start; /* lane 0's clock decided */
@@ -228,27 +239,37 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 		__syncthreads();
 		return err;
 	}
-	/* Every thread is done with the previous batch before thread 0
-	 * releases it (and before s_* are rewritten). */
+	/* Every thread is done with the previous batch before it is released
+	 * (and before s_* are rewritten). */
 	__syncthreads();
-	if (tid == 0) {
-		gnio_rx_ring_release(q);
+	if (tid == 0)
 		s_head = q->lc->head;
-	}
 	__syncthreads();
 	const uint64_t head = s_head;
+	/* The release (a system-scope store whose fence waits for this block's
+	 * stores to host memory, about 1 us after an echo) is made by the last
+	 * thread during the first poll, so the poll's loads are not held behind
+	 * it. It follows the barrier above, which orders every thread's reads
+	 * of the batch before it. */
+	int to_release = tid == nthr - 1u;
 	/* One entry per thread and poll while waiting (the poll is a round trip
 	 * either way, and looking far ahead only loads the link); up to
 	 * GNIO_RX_GROUP_SCAN once a poll found every entry ready. */
 	uint32_t per_poll = nthr;
+	int scanned = 0; /* a poll loaded several entries per thread, relaxed: fence after */
 	uint64_t start = 0;
 	for (;;) {
 		while (n < want) {
 			uint32_t range = want - n < per_poll ? want - n : per_poll;
+			scanned |= range > nthr;
 			if (tid == 0)
 				s_min = range;
 			__syncthreads();
 			uint32_t mine = gnio_rxq_scan_member(q, head + n, range, tid, nthr);
+			if (to_release) {
+				gnio_rx_ring_release(q);
+				to_release = 0;
+			}
 			if (mine < range)
 				atomicMin(&s_min, mine);
 			__syncthreads();
@@ -268,8 +289,13 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 			break;
 		gnio_cpu_relax();
 	}
-	gnio_fence_acquire_sys();
-	__syncthreads(); /* every thread's local meta copies are written */
+	if (to_release) /* no poll ran (want 0 is refused, so never today) */
+		gnio_rx_ring_release(q);
+	if (scanned)
+		gnio_fence_acquire_sys();
+	/* every thread's local meta copies are written; the acquire loads of
+	 * single-entry polls order the frames' bytes for the whole block */
+	__syncthreads();
 	if (tid == 0) {
 		q->lc->head = head + n;
 		q->lc->full_at_once = n == want && !start; /* thread 0's clock decided */
