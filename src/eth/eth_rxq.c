@@ -134,6 +134,18 @@ gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *q, int cpu)
 	return GNIO_SUCCESS;
 }
 
+/* GNIO_STAGE_COPY=auto|rows|slots: how a GPU-memory pool's batches are
+ * copied (docs/config.md); anything else is auto. */
+static int stage_copy_mode(void)
+{
+	const char *v = getenv("GNIO_STAGE_COPY");
+	if (v && !strcmp(v, "rows"))
+		return GNIO_STAGE_COPY_ROWS;
+	if (v && !strcmp(v, "slots"))
+		return GNIO_STAGE_COPY_SLOTS;
+	return GNIO_STAGE_COPY_AUTO;
+}
+
 static void free_ring(struct gnio_eth_rxq *q, struct gnio_gpu *gpu)
 {
 	gnio_gpu_free_internal(gpu, q->handle);
@@ -142,8 +154,9 @@ static void free_ring(struct gnio_eth_rxq *q, struct gnio_gpu *gpu)
 	gnio_gpu_free_internal(gpu, q->meta_gpu);
 	gnio_gpu_free_internal(gpu, q->sh_gpu);
 	gnio_gpu_free_internal(gpu, q->stage_mirror);
+	gnio_gpu_free_internal(gpu, q->stage_word);
 	q->handle = NULL;
-	q->lc_gpu = q->cqe_gpu = q->meta_gpu = q->sh_gpu = q->stage_mirror = NULL;
+	q->lc_gpu = q->cqe_gpu = q->meta_gpu = q->sh_gpu = q->stage_mirror = q->stage_word = NULL;
 }
 
 static gnio_error_t rxq_start(struct gnio_ctx *ctx)
@@ -280,6 +293,11 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 			GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, h.pool_size, GNIO_GPU_MEM_TYPE_CPU_GPU,
 								&q->stage_mirror, (void **)&p->pool_cpu), err, fail);
 			p->pool_dev = pool->base_gpu;
+			/* the copies' landing word, on a line of its own */
+			GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->stage_word,
+								(void **)&p->stage_word), err, fail);
+			p->stage_word_dev = q->stage_word;
+			p->stage_copy = stage_copy_mode();
 		}
 		if (flow) {
 			GNIO_CHECK_GOTO(gnio_flow_reader_create(flow, q->queue_id, &p->flow_rd), err, fail);

@@ -26,6 +26,7 @@ struct gnio_eth_rxq {
 	void *meta_gpu;                   /* the consumer's local copy of completion words */
 	struct gnio_gpu_eth_rxq *handle;  /* device copy of the GPU handle */
 	void *stage_mirror;               /* host mirror for GPU-memory pools */
+	void *stage_word;                 /* ... and the word their copies' stream stores (device view) */
 	struct gnio_rx_proxy proxy;
 	struct gnio_proxy_thread thread;
 	int quiesced; /* proxy stopped and wire drained; ring kept */

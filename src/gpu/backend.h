@@ -68,6 +68,15 @@ struct gnio_gpu_ops {
 	gnio_error_t (*fence_record)(struct gnio_gpu *gpu, void *stream, void **fence);
 	int (*fence_done)(struct gnio_gpu *gpu, void *fence);
 	void (*fence_destroy)(struct gnio_gpu *gpu, void *fence);
+	/* Optional, the cheaper fence: behind the work queued on stream so far,
+	 * store value into the 8-byte pinned host word whose device view is
+	 * word_dev, after a barrier that makes the work's writes visible first.
+	 * Polling the word is a load; a fence costs a driver call per look.
+	 * NOT_SUPPORTED where the driver has no stream memory operations.
+	 * stream_done: 1 when all work queued on stream has completed, 0 while
+	 * not, -1 when some of it failed (a copy behind a word that never moves). */
+	gnio_error_t (*stream_write_u64)(struct gnio_gpu *gpu, void *stream, void *word_dev, uint64_t value);
+	int (*stream_done)(struct gnio_gpu *gpu, void *stream);
 };
 
 extern const struct gnio_gpu_ops gnio_gpu_cpu_ops;

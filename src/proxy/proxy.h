@@ -58,6 +58,11 @@ void gnio_proxy_kick(uint32_t *kick, uint32_t *sleepers);
 
 #define GNIO_RX_STAGE_DEPTH 8
 
+/* How a staged batch is copied (GNIO_STAGE_COPY=auto|rows|slots): only each
+ * frame's bytes (one 2-D copy, a row per slot: auto) or whole slots (one
+ * flat copy). */
+enum { GNIO_STAGE_COPY_AUTO, GNIO_STAGE_COPY_ROWS, GNIO_STAGE_COPY_SLOTS };
+
 struct gnio_rx_proxy {
 	const struct gnio_wire_ops *ops;
 	void *wq;
@@ -79,10 +84,25 @@ struct gnio_rx_proxy {
 	 * order as their fences complete, so copies overlap the next bursts. */
 	struct gnio_rx_stage {
 		void *fence;
+		uint64_t seq;      /* by word: what the stream stores once it landed */
 		uint64_t end;      /* prod after this batch */
 		uint64_t bytes;
 	} stage[GNIO_RX_STAGE_DEPTH];
 	unsigned stage_head, stage_count;
+	/* Staging fenced by a word instead (gpu ops stream_write_u64): behind
+	 * each batch's copies the stream stores the batch's number (seq) into
+	 * *stage_word, pinned host memory the owner provides (device view
+	 * stage_word_dev); a look is one load, no driver call. Chosen at init
+	 * when the owner gave a word and the driver takes the first store. */
+	uint64_t *stage_word;
+	void *stage_word_dev;
+	int stage_by_word;
+	uint64_t stage_seq;             /* by word: the last batch number issued (never reused) */
+	/* With batches in flight and the word still: how long before asking
+	 * the stream whether a copy failed (a failed copy never stores). */
+	uint64_t stage_check_ns;
+	uint64_t stage_still_since;     /* when the word last moved, or 0 */
+	int stage_copy;                 /* GNIO_STAGE_COPY_*: how a batch is copied */
 	uint64_t staged;                /* entries filled (>= prod); == prod unless staging */
 	uint64_t prod;
 	uint64_t cached_cons;

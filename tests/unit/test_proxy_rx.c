@@ -28,6 +28,7 @@ struct rx_cfg {
 	int flow_control;
 	int zero_copy;
 	int staged;          /* pool in "device memory": copies through fake fences */
+	int stage_word;      /* ... fenced by a word the stream stores, not fence objects */
 	int holds;           /* hold words active (a TX queue sends in place) */
 };
 
@@ -46,6 +47,7 @@ struct rx_fix {
 	uint8_t *mirror;           /* staged: where the wire writes them */
 	uint32_t *hold;
 	unsigned hold_users;
+	uint64_t stage_word;       /* the word the fake stream stores */
 };
 
 static void on_event(void *user, const struct gnio_pe_event *ev)
@@ -115,8 +117,16 @@ static struct rx_fix *rx_fix_new(const struct rx_cfg *cfg)
 		p->gpu = &f->g->gpu;
 		p->pool_cpu = f->mirror;
 		p->pool_dev = f->pool;
+		if (cfg->stage_word) {
+			fake_gpu_use_word(f->g);
+			p->stage_word = &f->stage_word;
+			p->stage_word_dev = &f->stage_word;
+		}
 	}
 	assert_ok(gnio_rx_proxy_init(p));
+	assert_int_equal(p->stage_by_word, cfg->staged && cfg->stage_word);
+	if (p->stage_by_word)
+		p->stage_check_ns = 0; /* ask the stream at once when the word is still */
 	assert_int_equal(p->size_log2, f->q.size_log2);
 	if (cfg->staged)
 		assert_int_equal(f->g->streams_created, 1);
@@ -536,9 +546,25 @@ static void test_rx_zero_copy_held_past_ring_size(void **state)
 
 static const struct rx_cfg staged_cfg = {.size = 16, .burst = 4, .slot = 256, .cap = 256, .staged = 1};
 
+/* Each staged test runs twice: fence objects, and the word the stream
+ * stores (its prestate says which). Both must behave the same. */
+static struct rx_cfg staged_for(void **state)
+{
+	struct rx_cfg c = staged_cfg;
+	c.stage_word = *state != NULL;
+	return c;
+}
+
+/* Fence objects alive: the word path keeps none. */
+static void expect_fences_live(const struct rx_fix *f, unsigned n)
+{
+	assert_int_equal(fake_gpu_fences_live(f->g), f->cfg.stage_word ? 0 : n);
+}
+
 static void test_rx_staged_publish_in_order(void **state)
 {
-	struct rx_fix *f = rx_fix_new(&staged_cfg);
+	const struct rx_cfg cfg = staged_for(state);
+	struct rx_fix *f = rx_fix_new(&cfg);
 	struct fake_gpu *g = f->g;
 
 	uint32_t b0 = push_n(f, 4, 100);
@@ -561,7 +587,7 @@ static void test_rx_staged_publish_in_order(void **state)
 	fake_gpu_fence_set(g, 1, FAKE_FENCE_DONE);
 	assert_int_equal(gnio_rx_proxy_step(&f->p), 0);
 	expect_none_ready(f);
-	assert_int_equal(fake_gpu_fences_live(g), 3);
+	expect_fences_live(f, 3);
 
 	fake_gpu_fence_set(g, 0, FAKE_FENCE_DONE);
 	assert_int_equal(gnio_rx_proxy_step(&f->p), 8);
@@ -570,7 +596,7 @@ static void test_rx_staged_publish_in_order(void **state)
 	expect_none_ready(f); /* the third batch is still in flight */
 	assert_int_equal(f->p.rx_packets, 8);
 	assert_int_equal(f->p.rx_bytes, 400 + 60 + 200 + 14 + 100);
-	assert_int_equal(fake_gpu_fences_live(g), 1);
+	expect_fences_live(f, 1);
 
 	fake_gpu_fence_set(g, 2, FAKE_FENCE_DONE);
 	assert_int_equal(gnio_rx_proxy_step(&f->p), 4);
@@ -601,9 +627,43 @@ static void test_rx_staged_publish_in_order(void **state)
 	rx_fix_free(f);
 }
 
+/* GNIO_STAGE_COPY picks the copy's form: rows (2-D, each frame's bytes, as
+ * auto does) or whole slots, whatever the frames' length. */
+static void test_rx_staged_copy_modes(void **state)
+{
+	const struct rx_cfg cfg = staged_for(state);
+	const int modes[] = {GNIO_STAGE_COPY_ROWS, GNIO_STAGE_COPY_SLOTS};
+	for (unsigned m = 0; m < 2; m++) {
+		struct rx_fix *f = rx_fix_new(&cfg);
+		struct fake_gpu *g = f->g;
+		f->p.stage_copy = modes[m];
+		uint32_t a = push_n(f, 4, 100); /* 112 of 256 bytes per slot */
+		assert_int_equal(gnio_rx_proxy_step(&f->p), 4);
+		uint32_t b = push_n(f, 4, 240); /* 240 of 256 */
+		assert_int_equal(gnio_rx_proxy_step(&f->p), 4);
+		fake_gpu_fence_set(g, 0, FAKE_FENCE_DONE);
+		fake_gpu_fence_set(g, 1, FAKE_FENCE_DONE);
+		assert_int_equal(gnio_rx_proxy_step(&f->p), 8);
+		expect_take_run(f, a, 4);
+		expect_take_run(f, b, 4);
+		if (modes[m] == GNIO_STAGE_COPY_ROWS) {
+			assert_int_equal(g->copy2d_calls, 2);
+			assert_int_equal(g->copy_calls, 0);
+			assert_int_equal(g->copy_bytes, 4 * 112 + 4 * 240);
+		} else {
+			assert_int_equal(g->copy2d_calls, 0);
+			assert_int_equal(g->copy_calls, 2);
+			assert_int_equal(g->copy_bytes, 8 * 256);
+		}
+		expect_books(f);
+		rx_fix_free(f);
+	}
+}
+
 static void test_rx_staged_failed_fence(void **state)
 {
-	struct rx_fix *f = rx_fix_new(&staged_cfg);
+	const struct rx_cfg cfg = staged_for(state);
+	struct rx_fix *f = rx_fix_new(&cfg);
 	struct fake_gpu *g = f->g;
 
 	uint32_t a = push_n(f, 4, 100);
@@ -622,7 +682,7 @@ static void test_rx_staged_failed_fence(void **state)
 	expect_none_ready(f);
 	uint64_t want[GNIO_DROP_REASON_COUNT] = {[GNIO_DROP_DEVICE_ERROR] = 8};
 	expect_dropped(f, want);
-	assert_int_equal(fake_gpu_fences_live(g), 0);
+	expect_fences_live(f, 0);
 	assert_int_equal(gnio_pe_progress(f->pe), 1);
 	assert_int_equal(f->ev[0].type, GNIO_PE_EVENT_WIRE_ERROR);
 	assert_int_equal(f->ev[0].error, GNIO_ERROR_DRIVER);
@@ -644,7 +704,7 @@ static void test_rx_staged_failed_fence(void **state)
 	assert_int_equal(gnio_rx_proxy_step(&f->p), 0);
 	want[GNIO_DROP_DEVICE_ERROR] = 16;
 	expect_dropped(f, want);
-	assert_int_equal(fake_gpu_fences_live(g), 0);
+	expect_fences_live(f, 0);
 	uint32_t h = push_n(f, 3, 100);
 	assert_int_equal(gnio_rx_proxy_step(&f->p), 3);
 	fake_gpu_fence_set(g, 6, FAKE_FENCE_DONE);
@@ -657,7 +717,8 @@ static void test_rx_staged_failed_fence(void **state)
 
 static void test_rx_staged_copy_fails(void **state)
 {
-	struct rx_fix *f = rx_fix_new(&staged_cfg);
+	const struct rx_cfg cfg = staged_for(state);
+	struct rx_fix *f = rx_fix_new(&cfg);
 	struct fake_gpu *g = f->g;
 
 	uint32_t a = push_n(f, 4, 100);
@@ -691,7 +752,7 @@ static void test_rx_staged_copy_fails(void **state)
 
 static void test_rx_staged_depth_full(void **state)
 {
-	struct rx_cfg cfg = staged_cfg;
+	struct rx_cfg cfg = staged_for(state);
 	cfg.size = 64;
 	struct rx_fix *f = rx_fix_new(&cfg);
 	struct fake_gpu *g = f->g;
@@ -763,7 +824,8 @@ static void test_rx_drain_zero_copy(void **state)
 
 static void test_rx_drain_staged(void **state)
 {
-	struct rx_fix *f = rx_fix_new(&staged_cfg);
+	const struct rx_cfg cfg = staged_for(state);
+	struct rx_fix *f = rx_fix_new(&cfg);
 
 	push_n(f, 4, 100);
 	assert_int_equal(gnio_rx_proxy_step(&f->p), 4);
@@ -791,13 +853,20 @@ int main(void)
 		cmocka_unit_test(test_rx_zero_copy_release_order),
 		cmocka_unit_test(test_rx_zero_copy_holds),
 		cmocka_unit_test(test_rx_zero_copy_held_past_ring_size),
-		cmocka_unit_test(test_rx_staged_publish_in_order),
-		cmocka_unit_test(test_rx_staged_failed_fence),
-		cmocka_unit_test(test_rx_staged_copy_fails),
-		cmocka_unit_test(test_rx_staged_depth_full),
+		cmocka_unit_test_prestate(test_rx_staged_publish_in_order, NULL),
+		cmocka_unit_test_prestate(test_rx_staged_publish_in_order, (void *)1),
+		cmocka_unit_test_prestate(test_rx_staged_copy_modes, NULL),
+		cmocka_unit_test_prestate(test_rx_staged_copy_modes, (void *)1),
+		cmocka_unit_test_prestate(test_rx_staged_failed_fence, NULL),
+		cmocka_unit_test_prestate(test_rx_staged_failed_fence, (void *)1),
+		cmocka_unit_test_prestate(test_rx_staged_copy_fails, NULL),
+		cmocka_unit_test_prestate(test_rx_staged_copy_fails, (void *)1),
+		cmocka_unit_test_prestate(test_rx_staged_depth_full, NULL),
+		cmocka_unit_test_prestate(test_rx_staged_depth_full, (void *)1),
 		cmocka_unit_test(test_rx_drain_counts_stopped),
 		cmocka_unit_test(test_rx_drain_zero_copy),
-		cmocka_unit_test(test_rx_drain_staged),
+		cmocka_unit_test_prestate(test_rx_drain_staged, NULL),
+		cmocka_unit_test_prestate(test_rx_drain_staged, (void *)1),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

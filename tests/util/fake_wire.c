@@ -257,12 +257,74 @@ static void land(struct fake_gpu *g, const struct fake_fence *f)
 	}
 }
 
+/* Word fences store in order: each landed one behind the last stored. */
+static void words_advance(struct fake_gpu *g)
+{
+	while (g->word_next < g->nfences && g->fence[g->word_next].is_word) {
+		struct fake_fence *f = &g->fence[g->word_next];
+		if (f->state == FAKE_FENCE_PENDING)
+			return;
+		if (f->state == FAKE_FENCE_FAILED)
+			g->stream_broken = 1;
+		else if (!g->stream_broken)
+			__atomic_store_n(f->word, f->value, __ATOMIC_RELEASE);
+		g->word_next++;
+	}
+}
+
 void fake_gpu_fence_set(struct fake_gpu *g, unsigned i, enum fake_fence_state state)
 {
 	struct fake_fence *f = &g->fence[i];
 	if (state == FAKE_FENCE_DONE && f->state != FAKE_FENCE_DONE)
 		land(g, f);
 	f->state = state;
+	words_advance(g);
+}
+
+static gnio_error_t fake_stream_write_u64(struct gnio_gpu *gpu, void *stream, void *word_dev, uint64_t value)
+{
+	struct fake_gpu *g = fake_of(gpu);
+	if (g->ncopies == g->copies_fenced && g->word_next == g->nfences) {
+		/* behind nothing: lands at once (the proxy's first store) */
+		__atomic_store_n((uint64_t *)word_dev, value, __ATOMIC_RELEASE);
+		return GNIO_SUCCESS;
+	}
+	void *unused;
+	gnio_error_t err = fake_fence_record(gpu, stream, &unused);
+	if (err != GNIO_SUCCESS)
+		return err;
+	struct fake_fence *f = &g->fence[g->nfences - 1];
+	f->is_word = 1;
+	f->word = word_dev;
+	f->value = value;
+	g->word_fences++;
+	return GNIO_SUCCESS;
+}
+
+/* Polls count on the oldest fence not landed, as fence_done polls do. */
+static int fake_stream_done(struct gnio_gpu *gpu, void *stream)
+{
+	struct fake_gpu *g = fake_of(gpu);
+	if (g->word_next < g->nfences) {
+		struct fake_fence *f = &g->fence[g->word_next];
+		f->polls++;
+		if (f->state == FAKE_FENCE_PENDING && f->done_after && --f->done_after == 0)
+			fake_gpu_fence_set(g, g->word_next, FAKE_FENCE_DONE);
+	}
+	if (g->stream_broken) {
+		/* Reported once: what was queued behind the failure is gone,
+		 * and copies issued from now on work again. */
+		g->stream_broken = 0;
+		g->word_next = g->nfences;
+		return -1;
+	}
+	return g->word_next == g->nfences;
+}
+
+void fake_gpu_use_word(struct fake_gpu *g)
+{
+	g->ops.stream_write_u64 = fake_stream_write_u64;
+	g->ops.stream_done = fake_stream_done;
 }
 
 void fake_gpu_fence_done_after(struct fake_gpu *g, unsigned i, unsigned polls)
@@ -294,7 +356,7 @@ static void fake_fence_destroy(struct gnio_gpu *gpu, void *fence)
 
 unsigned fake_gpu_fences_live(const struct fake_gpu *g)
 {
-	return g->nfences - g->fences_destroyed;
+	return g->nfences - g->word_fences - g->fences_destroyed;
 }
 
 /* Synchronous reads out of device memory (the TX proxy's staging): the CPU

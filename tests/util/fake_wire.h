@@ -115,6 +115,11 @@ struct fake_fence {
 	unsigned ncopies;
 	unsigned polls;
 	int destroyed;
+	/* a word fence (stream_write_u64): stores value into *word when it
+	 * lands, in order behind every earlier fence */
+	int is_word;
+	uint64_t *word;
+	uint64_t value;
 };
 
 struct fake_gpu {
@@ -133,6 +138,11 @@ struct fake_gpu {
 	unsigned fences_destroyed;
 	unsigned misuse;           /* polls or destroys of a destroyed fence, or too many */
 	unsigned streams_created, streams_destroyed;
+	/* word fences (fake_gpu_use_word): the stream completes in order, so
+	 * fence word_next is the next to store; a failed one breaks the stream
+	 * (no later store) until stream_done has reported it once */
+	unsigned word_fences, word_next;
+	int stream_broken;
 };
 
 struct fake_gpu *fake_gpu_new(void);
@@ -141,7 +151,10 @@ void fake_gpu_free(struct fake_gpu *g);
 void fake_gpu_fence_set(struct fake_gpu *g, unsigned i, enum fake_fence_state state);
 /* Fence i turns DONE by itself after `polls` more fence_done calls. */
 void fake_gpu_fence_done_after(struct fake_gpu *g, unsigned i, unsigned polls);
-/* Fences recorded and not destroyed. */
+/* Fence with a word the stream stores (stream_write_u64, stream_done), as
+ * the CUDA backend offers, instead of fence objects. */
+void fake_gpu_use_word(struct fake_gpu *g);
+/* Fence objects recorded and not destroyed (word fences are not objects). */
 unsigned fake_gpu_fences_live(const struct fake_gpu *g);
 
 #endif

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda.h> /* the driver API's types, for cuStreamWriteValue64 (found at run time) */
 #include <cuda_runtime_api.h>
 
 #include "gnio/dev.h"
@@ -618,6 +619,53 @@ static void cuda_stream_destroy(struct gnio_gpu *gpu, void *stream)
 		cudaStreamDestroy((cudaStream_t)stream);
 }
 
+/* cuStreamWriteValue64 through the runtime's entry-point lookup: no link
+ * against libcuda, and NULL where the driver does not have it. */
+typedef CUresult (*write_u64_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+static pthread_once_t write_u64_once = PTHREAD_ONCE_INIT;
+static write_u64_fn write_u64;
+
+static void write_u64_load(void)
+{
+	void *fn = NULL;
+	enum cudaDriverEntryPointQueryResult found;
+	if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue64", &fn, 12000, cudaEnableDefault, &found) ==
+		    cudaSuccess &&
+	    found == cudaDriverEntryPointSuccess)
+		write_u64 = (write_u64_fn)fn;
+}
+
+static gnio_error_t cuda_stream_write_u64(struct gnio_gpu *gpu, void *stream, void *word_dev, uint64_t value)
+{
+	gnio_error_t err = set_dev(gpu);
+	if (err != GNIO_SUCCESS)
+		return err;
+	pthread_once(&write_u64_once, write_u64_load);
+	if (!write_u64)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "cuda", "cuStreamWriteValue64 is not in this driver");
+	CUresult r = write_u64((CUstream)stream, (CUdeviceptr)(uintptr_t)word_dev, value, CU_STREAM_WRITE_VALUE_DEFAULT);
+	if (r == CUDA_ERROR_NOT_SUPPORTED)
+		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, "cuda", "stream memory operations are not supported here");
+	return r == CUDA_SUCCESS ? GNIO_SUCCESS : gnio_fail(GNIO_ERROR_DRIVER, "cuda", "cuStreamWriteValue64: error %d", (int)r);
+}
+
+/* A stream or event query's answer: 1 done, 0 not yet, -1 a copy failed
+ * (logged; the bytes must not be published). */
+static int copy_query_result(cudaError_t e)
+{
+	if (e == cudaSuccess)
+		return 1;
+	if (e == cudaErrorNotReady)
+		return 0;
+	cuda_fail(e, "async payload copy");
+	return -1;
+}
+
+static int cuda_stream_done(struct gnio_gpu *gpu, void *stream)
+{
+	return copy_query_result(cudaStreamQuery((cudaStream_t)stream));
+}
+
 static gnio_error_t cuda_fence_record(struct gnio_gpu *gpu, void *stream, void **fence)
 {
 	cudaEvent_t ev = NULL;
@@ -635,18 +683,10 @@ static gnio_error_t cuda_fence_record(struct gnio_gpu *gpu, void *stream, void *
 	return GNIO_SUCCESS;
 }
 
-/* 1 when every copy issued before the fence has landed, 0 while pending,
- * -1 when the copy failed (logged; the bytes must not be published). */
+/* Every copy issued before the fence has landed? (copy_query_result) */
 static int cuda_fence_done(struct gnio_gpu *gpu, void *fence)
 {
-	cudaError_t e = cudaEventQuery((cudaEvent_t)fence);
-
-	if (e == cudaSuccess)
-		return 1;
-	if (e == cudaErrorNotReady)
-		return 0;
-	cuda_fail(e, "async payload copy");
-	return -1;
+	return copy_query_result(cudaEventQuery((cudaEvent_t)fence));
 }
 
 static void cuda_fence_destroy(struct gnio_gpu *gpu, void *fence)
@@ -677,6 +717,8 @@ const struct gnio_gpu_ops gnio_gpu_cuda_ops = {
 	.fence_record = cuda_fence_record,
 	.fence_done = cuda_fence_done,
 	.fence_destroy = cuda_fence_destroy,
+	.stream_write_u64 = cuda_stream_write_u64,
+	.stream_done = cuda_stream_done,
 };
 
 /* The first CUDA device that can map host memory (what every queue needs). */
