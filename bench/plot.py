@@ -10,6 +10,8 @@ one results folder):
                           percentiles the latency bench reports (p50 .. max)
   launch_patterns.json -> launch_patterns.*       Mpps per launch pattern (log)
   peers.json           -> peers.*                 pps per contestant on veth
+  idle_cpu.jsonl       -> idle_cpu.*              an idle queue's proxy CPU, % of a
+                          core, --poll adaptive against busy (bench/idle_cpu.sh)
 
 tables.md (in RESULTS_DIR) gets one markdown table per input, for
 docs/PERFORMANCE.md; it needs only python3. The plots need matplotlib
@@ -183,6 +185,49 @@ def plot_latency(docs, out, fmt):
     return [save(fig, out, "latency_cdf", fmt)]
 
 
+# ------------------------------------------------------------ idle CPU --
+
+def idle_rows(path):
+    """bench/idle_cpu.sh --json: one object per poll mode."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    if not rows:
+        raise ValueError("no measurement in %s" % path)
+    return rows
+
+
+def idle_table(rows):
+    return md_table(["poll", "RX proxy % of a core", "TX proxy %", "both %", "whole process %", "window s",
+                     "frames", "balanced"],
+                    [[r["poll"], r["rx_proxy_pct"], r["tx_proxy_pct"], r["proxies_pct"], r["process_pct"],
+                      r["window_s"], r["rx_packets"], r["balanced"]] for r in rows])
+
+
+def plot_idle(rows, out, fmt):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    modes = [r["poll"] for r in rows]
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [max(r["rx_proxy_pct"], 0.01) for r in rows], 0.4, label="RX proxy")
+    ax.bar([x + 0.2 for x in xs], [max(r["tx_proxy_pct"], 0.01) for r in rows], 0.4, label="TX proxy")
+    for x, r in zip(xs, rows):
+        ax.annotate("%.2f %%" % r["proxies_pct"], (x, max(r["rx_proxy_pct"], r["tx_proxy_pct"], 0.01)),
+                    textcoords="offset points", xytext=(0, 4), ha="center", fontsize=8)
+    ax.axhline(2.0, color="grey", linestyle="--", linewidth=1, label="target: 2 % of a core")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels(["--poll %s" % m for m in modes])
+    ax.set_yscale("log")
+    ax.set_ylabel("CPU, % of one core")
+    dev = rows[0].get("device", "")
+    ax.set_title("an idle queue (sw, echo at 1 frame/s)%s" % (" on " + dev if dev else ""))
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    return [save(fig, out, "idle_cpu", fmt)]
+
+
 # ----------------------------------------------------- launch patterns --
 
 def plot_launch(doc, out, fmt):
@@ -345,6 +390,16 @@ def main():
             if have_plt:
                 written.extend(plot_latency(docs, out, a.format))
         attempt("latency", do_latency)
+    idle = os.path.join(a.results, "idle_cpu.jsonl")
+    if os.path.exists(idle):
+        inputs += 1
+
+        def do_idle():
+            rows = idle_rows(idle)
+            section("idle queue CPU (idle_cpu.jsonl)", idle_table(rows))
+            if have_plt:
+                written.extend(plot_idle(rows, out, a.format))
+        attempt("idle_cpu.jsonl", do_idle)
     for name, title, table, plot in (("launch_patterns.json", "launch patterns", launch_table, plot_launch),
                                      ("peers.json", "veth peers", peers_table, plot_peers)):
         p = os.path.join(a.results, name)
@@ -362,7 +417,8 @@ def main():
                 written.extend(plot(doc, out, a.format))
         attempt(name, do_one)
     if not inputs:
-        print("plot: nothing to read in %s (no matrix.jsonl, latency*.json, launch_patterns.json or peers.json)"
+        print("plot: nothing to read in %s (no matrix.jsonl, latency*.json, idle_cpu.jsonl, launch_patterns.json"
+              " or peers.json)"
               % a.results)
         return 1
     tables = os.path.join(a.results, "tables.md")

@@ -6,18 +6,22 @@
 #   2. the echo round-trip latency (gnio_latency_bench) -> latency.json
 #   3. launch patterns (bench/launch_patterns.cu, CUDA builds; skipped with
 #      a reason where no GPU is usable) -> launch_patterns.json
+#   3b. an idle queue's proxy CPU, adaptive against busy polling
+#      (bench/idle_cpu.sh --json) -> idle_cpu.jsonl
 #   4. --peers (root, DPDK): gnio beside testpmd on a veth pair -> peers.json
 #   5. --wires (root): bench/wires/veth_rates.sh -> wires.txt
 #   6. tables.md (markdown of every JSON above) and, with matplotlib and
 #      without --no-plots, PNG plots in plots/ (bench/plot.py)
 # Options: --full (the matrix the plots want: 64..1500 B, 1..8 queues; for
-# the GPU machine), --peers, --wires, --no-matrix, --no-latency,
-# --no-launch, --no-plots.
+# the GPU machine, with 1500 B into GPU-memory and pinned pools at 4 and 8
+# queues), --peers, --wires, --no-matrix, --no-latency, --no-launch,
+# --no-idle, --no-plots.
 # Env: GNIO_BENCH_OUT (results folder; default bench/results/<date>-<host>),
 # GNIO_MATRIX_CONFIGS / GNIO_MATRIX_DURATION (bench/matrix.sh),
 # GNIO_LATENCY_ARGS (gnio_latency_bench options; default --size 64 --count
 # 20000 with a GPU, else --size 64 --count 2000 --pin 0 --poll yield),
-# GNIO_LAUNCH_ARGS (extra launch_patterns options), GNIO_PEERS_* (peers.sh).
+# GNIO_LAUNCH_ARGS (extra launch_patterns options), GNIO_IDLE_WINDOW (idle_cpu.sh
+# --window, default 10), GNIO_PEERS_* (peers.sh).
 # Exit: 1 when a benchmark failed (its log says why), else 0; a benchmark
 # skipped for want of hardware or privilege does not fail the run.
 set -u -o pipefail
@@ -31,7 +35,7 @@ BUILD=$(cd "$BUILD" && pwd) || exit 1
 # A build carried to the GPU machine (scripts/gpu-carry) brings the shared
 # libraries that machine lacks.
 [ -d "$BUILD/carry-lib" ] && export LD_LIBRARY_PATH="$BUILD/carry-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-WIRES=0 PEERS=0 FULL=0 MATRIX=1 LATENCY=1 LAUNCH=1 PLOTS=1
+WIRES=0 PEERS=0 FULL=0 MATRIX=1 LATENCY=1 LAUNCH=1 IDLE=1 PLOTS=1
 for a in "$@"; do
 	case $a in
 	--wires) WIRES=1 ;;
@@ -40,8 +44,9 @@ for a in "$@"; do
 	--no-matrix) MATRIX=0 ;;
 	--no-latency) LATENCY=0 ;;
 	--no-launch) LAUNCH=0 ;;
+	--no-idle) IDLE=0 ;;
 	--no-plots) PLOTS=0 ;;
-	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
 	*) echo "bench/run.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -73,6 +78,9 @@ sw 256 1 cpu_gpu
 sw 512 1 cpu_gpu
 sw 1024 1 cpu_gpu
 sw 1500 1 cpu_gpu
+sw 1500 4 gpu --app touch --threads 1024
+sw 1500 8 gpu --app touch --threads 1024
+sw 1500 8 cpu_gpu --app touch --threads 1024
 "
 SMALL_CONFIGS="
 null 64 1 cpu_gpu
@@ -122,6 +130,15 @@ if [ "$LAUNCH" = 1 ]; then
 	else
 		echo "bench: launch patterns not built (a CUDA build has bench/launch_patterns)"
 	fi
+fi
+
+if [ "$IDLE" = 1 ]; then
+	echo "bench: idle queue CPU (idle_cpu.sh --window ${GNIO_IDLE_WINDOW:-10} --json)"
+	"$SRC/bench/idle_cpu.sh" "$BUILD" --window "${GNIO_IDLE_WINDOW:-10}" --json >"$OUT/idle_cpu.jsonl" \
+		2>"$OUT/idle_cpu.err"
+	rc=$?
+	cat "$OUT/idle_cpu.jsonl"
+	[ $rc -ne 0 ] && { echo "bench: idle CPU failed (rc $rc, see idle_cpu.err)"; FAILED=1; }
 fi
 
 if [ "$PEERS" = 1 ]; then

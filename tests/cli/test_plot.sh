@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tests/cli/test_plot.sh - bench/plot.sh turns a results folder into
 # tables.md and one non-empty PNG per input kind (matrix.jsonl,
-# latency*.json, launch_patterns.json, peers.json), and fails clearly when
+# latency*.json, launch_patterns.json, peers.json, idle_cpu.jsonl), and fails clearly when
 # there is nothing to read. The inputs below are made up (shapes only, not
 # measurements); they follow what bench/matrix.sh, gnio_latency_bench
 # --json, launch_patterns --json and bench/peers.sh write.
@@ -32,18 +32,23 @@ EOF
 cat >"$R/peers.json" <<'EOF'
 {"bench":"peers","machine":"test machine","size":64,"dpdk":"DPDK 0.0","pinned":false,"loadavg_start":"1.0","loadavg_end":"1.0","rows":[{"contestant":"testpmd rxonly","who":"testpmd-rxonly","mode":"rx","socket":"afxdp","mpps":0.2,"mpps_runs":[0.2],"delivered_pct":80.0,"sender_bound":false},{"contestant":"gnio sink","who":"gnio-sink","mode":"rx","socket":"afxdp","mpps":0.3,"mpps_runs":[0.3],"delivered_pct":100.0,"sender_bound":true},{"contestant":"testpmd io","who":"testpmd-io","mode":"fwd","socket":"afxdp","mpps":null,"failed":["did not start"]}],"ratios":[{"mode":"rx","socket":"afxdp","gnio":"gnio sink","peer":"testpmd rxonly","ratio":1.5}]}
 EOF
+cat >"$R/idle_cpu.jsonl" <<'EOF'
+{"poll": "adaptive", "rx_proxy_pct": 0.9, "tx_proxy_pct": 0.6, "proxies_pct": 1.5, "process_pct": 3.1, "window_s": 10.0, "rx_packets": 14, "tx_packets": 14, "balanced": true, "device": "cpu", "ok": true}
+{"poll": "busy", "rx_proxy_pct": 100.2, "tx_proxy_pct": 100.4, "proxies_pct": 200.6, "process_pct": 300.0, "window_s": 10.0, "rx_packets": 14, "tx_packets": 14, "balanced": true, "device": "cpu", "ok": true}
+EOF
 
 "$PLOT" "$R" >"$TMP/out" 2>&1
 rc=$?
 cat "$TMP/out"
 check "plot.sh exits 0 on a full results folder" [ "$rc" = 0 ]
-for img in throughput_vs_size throughput_vs_queues latency_cdf launch_patterns peers; do
+for img in throughput_vs_size throughput_vs_queues latency_cdf launch_patterns peers idle_cpu; do
 	f="$R/plots/$img.png"
 	check "$img.png written and listed" grep -qx "$f" "$TMP/out"
 	check "$img.png is a non-empty PNG" bash -c "[ -s '$f' ] && head -c 8 '$f' | od -An -c | tr -d ' ' | grep -q '211PNG'"
 done
-check "tables.md has the matrix, latency, launch and peers sections" \
-	bash -c "grep -c '^## ' '$R/tables.md' | grep -qx 4"
+check "tables.md has the matrix, latency, idle CPU, launch and peers sections" \
+	bash -c "grep -c '^## ' '$R/tables.md' | grep -qx 5"
+check "tables.md: the idle rows, both poll modes" bash -c "grep -q '| adaptive | 0.9 | 0.6 | 1.5 |' '$R/tables.md' && grep -q '| busy | 100.2 |' '$R/tables.md'"
 check "tables.md: the timed-out matrix run is left out" bash -c "! grep -q '| 9000 |' '$R/tables.md'"
 check "tables.md: launch pattern ratio and target" grep -q "100.0× .*≥ 10× met" "$R/tables.md"
 check "tables.md: a failed peer row says so" grep -q "testpmd io | failed" "$R/tables.md"
