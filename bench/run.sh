@@ -3,7 +3,8 @@
 # (`make bench`), in one sitting, into one results folder:
 #   1. bench/matrix.sh: gnio run over wires (null, sw), frame sizes, queue
 #      counts and payload placements on the best device present -> matrix.jsonl
-#   2. the echo round-trip latency (gnio_latency_bench) -> latency.json
+#   2. the echo round-trip latency (gnio_latency_bench) -> latency.json, and
+#      at 1000 frames/s with the proxies polling adaptively -> latency-adaptive.json
 #   3. launch patterns (bench/launch_patterns.cu, CUDA builds; skipped with
 #      a reason where no GPU is usable) -> launch_patterns.json
 #   3b. an idle queue's proxy CPU, adaptive against busy polling
@@ -20,6 +21,9 @@
 # GNIO_MATRIX_CONFIGS / GNIO_MATRIX_DURATION (bench/matrix.sh),
 # GNIO_LATENCY_ARGS (gnio_latency_bench options; default --size 64 --count
 # 20000 with a GPU, else --size 64 --count 2000 --pin 0 --poll yield),
+# GNIO_LATENCY_ADAPTIVE_ARGS (the second run; default --size 64 --proxy-poll
+# adaptive --interval-us 1000 --count 3000 --warmup 200, plus the CPU
+# device's placement without a GPU),
 # GNIO_LAUNCH_ARGS (extra launch_patterns options), GNIO_IDLE_WINDOW (idle_cpu.sh
 # --window, default 10), GNIO_PEERS_* (peers.sh).
 # Exit: 1 when a benchmark failed (its log says why), else 0; a benchmark
@@ -46,7 +50,7 @@ for a in "$@"; do
 	--no-launch) LAUNCH=0 ;;
 	--no-idle) IDLE=0 ;;
 	--no-plots) PLOTS=0 ;;
-	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,30p' "$0"; exit 0 ;;
 	*) echo "bench/run.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -111,6 +115,17 @@ if [ "$LATENCY" = 1 ] && [ -x "$BUILD/bench/gnio_latency_bench" ]; then
 	rc=$?
 	tail -1 "$OUT/latency.json"
 	[ $rc -ne 0 ] && [ $rc -ne 77 ] && { echo "bench: latency failed (rc $rc, see latency.err)"; FAILED=1; }
+	# The adaptive target: an idle-looking queue (1000 frames/s) whose
+	# proxies sleep between frames must still answer within 10 us.
+	ADA_DEF="--size 64 --proxy-poll adaptive --interval-us 1000 --count 3000 --warmup 200"
+	[ "$LAT_DEF" = "${LAT_DEF%--pin 0 --poll yield}" ] || ADA_DEF="$ADA_DEF --pin 0 --poll yield"
+	ADA_ARGS=${GNIO_LATENCY_ADAPTIVE_ARGS:-$ADA_DEF}
+	echo "bench: echo round trip at 1000 frames/s, adaptive proxies (gnio_latency_bench $ADA_ARGS --json)"
+	# shellcheck disable=SC2086
+	"$BUILD/bench/gnio_latency_bench" $ADA_ARGS --json >"$OUT/latency-adaptive.json" 2>"$OUT/latency-adaptive.err"
+	rc=$?
+	tail -1 "$OUT/latency-adaptive.json"
+	[ $rc -ne 0 ] && [ $rc -ne 77 ] && { echo "bench: adaptive latency failed (rc $rc)"; FAILED=1; }
 fi
 
 if [ "$LAUNCH" = 1 ]; then
