@@ -390,26 +390,18 @@ def main():
             if have_plt:
                 written.extend(plot_latency(docs, out, a.format))
         attempt("latency", do_latency)
-    idle = os.path.join(a.results, "idle_cpu.jsonl")
-    if os.path.exists(idle):
-        inputs += 1
-
-        def do_idle():
-            rows = idle_rows(idle)
-            section("idle queue CPU (idle_cpu.jsonl)", idle_table(rows))
-            if have_plt:
-                written.extend(plot_idle(rows, out, a.format))
-        attempt("idle_cpu.jsonl", do_idle)
-    for name, title, table, plot in (("launch_patterns.json", "launch patterns", launch_table, plot_launch),
-                                     ("peers.json", "veth peers", peers_table, plot_peers)):
+    for name, title, load, table, plot in (
+            ("idle_cpu.jsonl", "idle queue CPU", idle_rows, idle_table, plot_idle),
+            ("launch_patterns.json", "launch patterns", last_json_line, launch_table, plot_launch),
+            ("peers.json", "veth peers", last_json_line, peers_table, plot_peers)):
         p = os.path.join(a.results, name)
         if not os.path.exists(p):
             continue
         inputs += 1
 
-        def do_one(p=p, name=name, title=title, table=table, plot=plot):
-            doc = last_json_line(p)
-            if doc.get("skipped"):
+        def do_one(p=p, name=name, title=title, load=load, table=table, plot=plot):
+            doc = load(p)
+            if isinstance(doc, dict) and doc.get("skipped"):
                 section("%s (%s)" % (title, name), "skipped: %s" % doc.get("reason", "?"))
                 return
             section("%s (%s)" % (title, name), table(doc))

@@ -134,16 +134,12 @@ gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *q, int cpu)
 	return GNIO_SUCCESS;
 }
 
-/* GNIO_STAGE_COPY=auto|rows|slots: how a GPU-memory pool's batches are
- * copied (docs/config.md); anything else is auto. */
-static int stage_copy_mode(void)
+/* GNIO_STAGE_COPY=slots: a GPU-memory pool's batches are copied as whole
+ * slots; rows (the default) or anything else: each frame's bytes (gnio(1)). */
+static int stage_copy_slots(void)
 {
 	const char *v = getenv("GNIO_STAGE_COPY");
-	if (v && !strcmp(v, "rows"))
-		return GNIO_STAGE_COPY_ROWS;
-	if (v && !strcmp(v, "slots"))
-		return GNIO_STAGE_COPY_SLOTS;
-	return GNIO_STAGE_COPY_AUTO;
+	return v && !strcmp(v, "slots");
 }
 
 static void free_ring(struct gnio_eth_rxq *q, struct gnio_gpu *gpu)
@@ -297,7 +293,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 			GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->stage_word,
 								(void **)&p->stage_word), err, fail);
 			p->stage_word_dev = q->stage_word;
-			p->stage_copy = stage_copy_mode();
+			p->stage_slots = stage_copy_slots();
 		}
 		if (flow) {
 			GNIO_CHECK_GOTO(gnio_flow_reader_create(flow, q->queue_id, &p->flow_rd), err, fail);

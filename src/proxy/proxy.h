@@ -58,11 +58,6 @@ void gnio_proxy_kick(uint32_t *kick, uint32_t *sleepers);
 
 #define GNIO_RX_STAGE_DEPTH 8
 
-/* How a staged batch is copied (GNIO_STAGE_COPY=auto|rows|slots): only each
- * frame's bytes (one 2-D copy, a row per slot: auto) or whole slots (one
- * flat copy). */
-enum { GNIO_STAGE_COPY_AUTO, GNIO_STAGE_COPY_ROWS, GNIO_STAGE_COPY_SLOTS };
-
 struct gnio_rx_proxy {
 	const struct gnio_wire_ops *ops;
 	void *wq;
@@ -102,7 +97,12 @@ struct gnio_rx_proxy {
 	 * the stream whether a copy failed (a failed copy never stores). */
 	uint64_t stage_check_ns;
 	uint64_t stage_still_since;     /* when the word last moved, or 0 */
-	int stage_copy;                 /* GNIO_STAGE_COPY_*: how a batch is copied */
+	/* GNIO_STAGE_COPY=slots: copy a batch as whole slots (one flat copy)
+	 * instead of each frame's bytes (one 2-D copy, a row per slot). Rows
+	 * won every case measured on the H200, 1500-byte frames in 2048-byte
+	 * slots included (20-30 % ahead, docs/PERFORMANCE.md), so they are the
+	 * default; slots stay for machines whose copy engines say otherwise. */
+	int stage_slots;
 	uint64_t staged;                /* entries filled (>= prod); == prod unless staging */
 	uint64_t prod;
 	uint64_t cached_cons;

@@ -119,16 +119,6 @@ static inline uint8_t *slot(struct gnio_rx_proxy *p, uint64_t idx)
 	return p->pool_cpu + (uint64_t)(idx & p->mask) * p->slot_size;
 }
 
-/* A 2-D copy moves only the frames' bytes, one row per slot; whole slots
- * move as one flat copy, the slots' unused bytes too. Rows won every case
- * measured on the H200, 1500-byte frames in 2048-byte slots included (20-30 %
- * ahead, docs/PERFORMANCE.md), so auto means rows; slots stay for machines
- * whose copy engines say otherwise. */
-static int stage_by_rows(const struct gnio_rx_proxy *p)
-{
-	return p->stage_copy != GNIO_STAGE_COPY_SLOTS;
-}
-
 /* Start copying the frames of entries [first, first+n) from the host mirror
  * to the device pool (only `width` bytes of each slot: the longest frame of
  * the batch) and record a fence behind them. */
@@ -144,7 +134,7 @@ static gnio_error_t stage_issue(struct gnio_rx_proxy *p, uint64_t first, uint32_
 		uint32_t at = (uint32_t)(first & p->mask);
 		uint32_t run = p->size - at < n ? p->size - at : n;
 		size_t off = (size_t)at * p->slot_size;
-		if (ops->copy2d_async && width < p->slot_size && stage_by_rows(p))
+		if (ops->copy2d_async && width < p->slot_size && !p->stage_slots)
 			err = ops->copy2d_async(p->gpu, p->stage_stream, p->pool_dev + off, p->pool_cpu + off,
 						p->slot_size, width, run);
 		else
@@ -166,7 +156,7 @@ static gnio_error_t stage_issue(struct gnio_rx_proxy *p, uint64_t first, uint32_
 }
 
 /* 1 when the oldest staged batch has landed, 0 while not, -1 when its copy
- * failed. By word: the stream stored each batch's end index behind its
+ * failed. By word: the stream stored each batch's number behind its
  * copies, in order; a word that stays still while batches wait is checked
  * against the stream now and then (a failed copy never stores). */
 static int stage_landed(struct gnio_rx_proxy *p, const struct gnio_rx_stage *st, int wait)
