@@ -50,7 +50,11 @@ static void *drain_main(void *arg)
 {
 	struct run_drain *d = arg;
 	uint8_t buf[16384];
-	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+	for (;;) {
+		/* ACQUIRE(drain.stop): pairs with the RELEASE in run_drain_stop,
+		 * which comes after the rollback stopped every TX proxy: the pass
+		 * after it sees the stop empties the FIFOs of the last frames. */
+		const int last = __atomic_load_n(&d->stop, __ATOMIC_ACQUIRE);
 		unsigned got = 0;
 		for (unsigned q = 0; q < d->nq; q++) {
 			uint32_t len;
@@ -59,6 +63,8 @@ static void *drain_main(void *arg)
 				__atomic_store_n(&d->received, d->received + 1, __ATOMIC_RELAXED);
 			}
 		}
+		if (last)
+			break;
 		if (!got)
 			sched_yield();
 	}
