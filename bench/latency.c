@@ -77,6 +77,7 @@ struct opts {
 	int json;
 	const char *app;
 	int send_scope;
+	int inline_header; /* --inline-header: completions carry the first 42 bytes */
 };
 
 struct pipe {
@@ -143,7 +144,7 @@ static void usage(FILE *f)
 		"                          [--rx-mem cpu_gpu|gpu] [--timeout-ms N] [--poll spin|yield]\n"
 		"                          [--pin CPU] [--legs] [--json] [--app echo|echo-copy]\n"
 		"                          [--send-scope thread|warp|block] [--proxy-poll busy|adaptive]\n"
-		"                          [--interval-us N] [--timeline]\n"
+		"                          [--interval-us N] [--timeline] [--inline-header]\n"
 		"Ping-pong one frame at a time through the echo app over an sw wire;\n"
 		"prints round-trip percentiles in microseconds.\n"
 		"  --gpu       device (default: the best present, see gnio_gpu_pick_best)\n"
@@ -166,6 +167,8 @@ static void usage(FILE *f)
 		"  --proxy-poll  the proxies' polling mode (default busy; adaptive: they\n"
 		"              sleep when idle and wake on traffic, gnio_dev_set_poll_mode)\n"
 		"  --interval-us pause between round trips (default 0; 1000: 1000 frames/s)\n"
+		"  --inline-header  the RX completions carry the frame's first 42 bytes, so\n"
+		"              the echo reads its addresses without a PCIe round trip\n"
 		"  --json      last stdout line: one JSON object with the results\n");
 }
 
@@ -203,6 +206,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"send-scope", required_argument, NULL, 'S'},
 		{"proxy-poll", required_argument, NULL, 'Q'},
 		{"interval-us", required_argument, NULL, 'I'},
+		{"inline-header", no_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -295,6 +299,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'j':
 			o->json = 1;
 			break;
+		case 'H':
+			o->inline_header = 1;
+			break;
 		case 'a':
 			if (strcmp(optarg, "echo") && strcmp(optarg, "echo-copy"))
 				goto bad;
@@ -353,6 +360,7 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o, const char *bu
 	pc.user_mem = TRACE_AT + GNIO_APP_TRACE_WORDS * sizeof(uint64_t);
 	pc.proxy_cpu = o->pin;
 	pc.poll_mode = o->proxy_poll;
+	pc.inline_header = o->inline_header;
 	TRY(gnio_pipeline_create(&pc, &p->pl));
 	TRY(gnio_pipeline_get_queue(p->pl, 0, &q));
 	TRY(gnio_sw_peer_open(name, &p->peer));
@@ -715,8 +723,9 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 	       o->yield ? "yield" : "spin", o->pin, o->size, (unsigned long long)o->count, (unsigned long long)o->warmup, (unsigned long long)s->n,
 	       (unsigned long long)t->sent, (unsigned long long)t->lost, (unsigned long long)t->late,
 	       (unsigned long long)t->corrupt, r[0], r[1], r[2], r[3], r[4], r[5], mean, r[1] / 2, r[3] / 2);
-	printf(",\"proxy_poll\":\"%s\",\"interval_us\":%llu", o->proxy_poll == GNIO_POLL_BUSY ? "busy" : "adaptive",
-	       (unsigned long long)o->interval_us);
+	printf(",\"proxy_poll\":\"%s\",\"interval_us\":%llu,\"inline_header\":%s",
+	       o->proxy_poll == GNIO_POLL_BUSY ? "busy" : "adaptive", (unsigned long long)o->interval_us,
+	       o->inline_header ? "true" : "false");
 	if (o->legs)
 		printf(",\"to_tx_p50_us\":%.3f,\"to_tx_p99_us\":%.3f,\"from_tx_p50_us\":%.3f,\"from_tx_p99_us\":%.3f",
 		       a50, a99, b50, b99);

@@ -62,7 +62,8 @@ static __device__ __forceinline__ void st_release(uint64_t *p, uint64_t v)
 	asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-enum { P_ACQ1, P_REL1, P_REL4, P_REL16, P_RELNM16, P_V2_8, P_CV16, P_WARP32, P_WARP32_ACQ, P_ST_REL, P_ST4_FENCE, P_COUNT };
+enum { P_ACQ1, P_REL1, P_REL4, P_REL16, P_RELNM16, P_V2_8, P_CV16, P_WARP32, P_WARP32_ACQ, P_ST_REL, P_ST4_FENCE,
+       P_HDR_V2, P_HDR_SCALAR, P_HDR_WARP_LANE0, P_HDR_WARP_SPREAD, P_COUNT };
 static const char *const pattern_names[P_COUNT] = {
 	"1 acquire load",
 	"1 relaxed load",
@@ -75,6 +76,12 @@ static const char *const pattern_names[P_COUNT] = {
 	"32 lanes, 1 acquire load each, 32 lines",
 	"1 release store",
 	"4 plain stores + fence.sc.sys",
+	/* the inline header's poll shapes (ring.h): a 64-byte header line and
+	 * the completion word on another line */
+	"header: 4 v2 loads of 1 line + 1 acquire",
+	"header: 8 relaxed loads of 1 line + 1 acquire",
+	"header: lane 0 4 v2 + acquire, 31 lanes 1 acquire",
+	"header: lanes 0-3 1 v2 each, 32 lanes 1 acquire",
 };
 
 __global__ void probe(uint64_t *host, long long *cycles)
@@ -92,6 +99,22 @@ __global__ void probe(uint64_t *host, long long *cycles)
 				__syncwarp();
 			} else if (p == P_WARP32_ACQ) {
 				sink += ld_acquire(base + lane * LINE_WORDS);
+				__syncwarp();
+			} else if (p == P_HDR_WARP_LANE0 || p == P_HDR_WARP_SPREAD) {
+				uint64_t h[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+				uint64_t *hdr = base + 32 * LINE_WORDS - LINE_WORDS; /* a line no lane polls */
+				if (p == P_HDR_WARP_LANE0 && lane == 0) {
+#pragma unroll
+					for (int k = 0; k < 4; k++)
+						ld_relaxed_v2(hdr + 2 * k, &h[2 * k], &h[2 * k + 1]);
+				} else if (p == P_HDR_WARP_SPREAD && lane < 4) {
+					ld_relaxed_v2(hdr + 2 * lane, &h[0], &h[1]);
+				}
+				const uint64_t m = lane < 31 ? ld_acquire(base + lane * LINE_WORDS) : 0;
+#pragma unroll
+				for (int k = 0; k < 8; k++)
+					sink += h[k];
+				sink += m;
 				__syncwarp();
 			} else if (lane == 0) {
 				uint64_t v[16];
@@ -140,6 +163,24 @@ __global__ void probe(uint64_t *host, long long *cycles)
 						v[k] = ld_cv(base + k * LINE_WORDS);
 #pragma unroll
 					for (int k = 0; k < 16; k++)
+						sink += v[k];
+					break;
+				case P_HDR_V2:
+#pragma unroll
+					for (int k = 0; k < 4; k++)
+						ld_relaxed_v2(base + 2 * k, &v[2 * k], &v[2 * k + 1]);
+					v[8] = ld_acquire(base + LINE_WORDS);
+#pragma unroll
+					for (int k = 0; k < 9; k++)
+						sink += v[k];
+					break;
+				case P_HDR_SCALAR:
+#pragma unroll
+					for (int k = 0; k < 8; k++)
+						v[k] = ld_relaxed(base + k);
+					v[8] = ld_acquire(base + LINE_WORDS);
+#pragma unroll
+					for (int k = 0; k < 9; k++)
 						sink += v[k];
 					break;
 				case P_ST_REL:

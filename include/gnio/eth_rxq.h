@@ -100,6 +100,18 @@ gnio_error_t gnio_eth_rxq_set_pkt_buf(struct gnio_eth_rxq *rxq, struct gnio_buf_
  * own and counts it). Default off: a NIC drops when it has no descriptors. */
 /* @since 0.1 rxq_flow_control: RX flow control instead of ring_full drops */
 gnio_error_t gnio_eth_rxq_set_flow_control(struct gnio_eth_rxq *rxq, int on);
+/* Inline header (gnio): each completion becomes one 64-byte line that also
+ * carries the frame's first 42 bytes, and the kernel's receive copies them
+ * into device memory; the kernel reads them with
+ * gnio_gpu_dev_eth_rxq_get_pkt_hdr without a PCIe round trip. Measured on
+ * the H200 (docs/PERFORMANCE.md, "Inline header"): the header read in the
+ * echo fell from 1.35 to 0.37 us, but at block scope the waiting poll grew
+ * by about as much and more, so the echo is slower there (p50 11.0 against
+ * 8.7 us); at thread scope it was faster (7.5 against 11.7 us). 64 bytes
+ * per completion cross PCIe instead of 16, and the null wire's rate fell
+ * from 85-135 to 20-30 Mpps. Default off. */
+/* @since 0.2 rxq_inline_header: RX completions that carry the frame's first 42 bytes */
+gnio_error_t gnio_eth_rxq_set_inline_header(struct gnio_eth_rxq *rxq, int on);
 /* Pin the proxy thread to a CPU (-1: no pinning, the default). */
 gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *rxq, int cpu);
 

@@ -99,6 +99,9 @@ struct gnio_pipeline_cfg {
 	 * (instead of proxy_cpu + i); NULL/0: proxy_cpu decides. */
 	const int *proxy_cpus;
 	uint32_t num_proxy_cpus;
+	/* Each RX queue's completions carry the frame's first 42 bytes
+	 * (gnio_eth_rxq_set_inline_header): for latency. */
+	int inline_header;
 };
 
 /* What a kernel of queue i needs, and the objects behind it. */

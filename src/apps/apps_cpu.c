@@ -59,10 +59,11 @@ static void count_error(struct gnio_app_stats *s, gnio_error_t err)
 
 /* Send frame idx of the batch back where it lies: swap MACs, then send it in
  * place (the RX pool is registered with the TX queue). */
-static void send_in_place(const struct gnio_runner_launch *l, const struct gnio_app_args *a, uint8_t *pkt,
-			  uint32_t len, struct gnio_app_stats *s)
+static void send_in_place(const struct gnio_runner_launch *l, const struct gnio_app_args *a, uint64_t idx,
+			  uint8_t *pkt, uint32_t len, struct gnio_app_stats *s)
 {
-	gnio_frame_swap_macs(pkt, len);
+	/* the addresses come from the inline header when the queue has one */
+	gnio_frame_swap_macs_from(pkt, gnio_gpu_dev_eth_rxq_get_pkt_hdr(a->rxq, idx, NULL), len);
 	uint32_t mkey = gnio_gpu_dev_eth_rxq_get_pkt_mkey(a->rxq);
 	unsigned spins = 0;
 	gnio_error_t err;
@@ -197,7 +198,7 @@ static gnio_error_t run_loop(const struct gnio_runner_launch *l, int kind)
 			case APP_CLASSIFY: local.proto[gnio_classify(pkt, len)]++; break;
 			case APP_TOUCH: local.digest ^= gnio_frame_digest(pkt, len); break;
 			case APP_ECHO:
-			case APP_FWD: send_in_place(l, a, pkt, len, &local); break;
+			case APP_FWD: send_in_place(l, a, first + i, pkt, len, &local); break;
 			case APP_ECHO_COPY: send_copy(l, a, pkt, len, &local); break;
 			case APP_VERIFY: {
 				const int64_t seq = verify_one(pkt, len, &prev_seq, &local);

@@ -224,7 +224,9 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 		uint32_t len = 0;
 		if (tid < per_round && i < b.count) {
 			gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &pkt, &len, nullptr);
-			gnio_frame_swap_macs(pkt, len);
+			/* With an inline header the addresses are read from device
+			 * memory and the frame is only written: no PCIe round trip. */
+			gnio_frame_swap_macs_from(pkt, gnio_gpu_dev_eth_rxq_get_pkt_hdr(a.rxq, b.first + i, nullptr), len);
 			if (a.trace && tid == 0) /* the stores above waited for the header */
 				gnio_store_relaxed_u64(&a.trace[GNIO_APP_TRACE_CLK_HEADER], (uint64_t)clock64());
 		}

@@ -154,6 +154,8 @@ static gnio_error_t rx_queue_up(struct gnio_pipeline *pl, uint32_t i, uint32_t s
 	STEP("set the RX queue id", "program", gnio_eth_rxq_set_queue_id(q->rxq, (uint16_t)i));
 	STEP("set the RX ring size", "program", gnio_eth_rxq_set_num_packets(q->rxq, c->ring));
 	STEP("set RX flow control", "program", gnio_eth_rxq_set_flow_control(q->rxq, c->flow_control));
+	if (c->inline_header)
+		STEP("set the RX inline header", "program", gnio_eth_rxq_set_inline_header(q->rxq, 1));
 	if (proxy_cpu_of(c, i) >= 0)
 		STEP("pin the RX proxy", "program", gnio_eth_rxq_set_proxy_cpu(q->rxq, proxy_cpu_of(c, i)));
 	if (!c->no_rx_pool)

@@ -126,6 +126,14 @@ gnio_error_t gnio_eth_rxq_set_flow_control(struct gnio_eth_rxq *q, int on)
 	return GNIO_SUCCESS;
 }
 
+gnio_error_t gnio_eth_rxq_set_inline_header(struct gnio_eth_rxq *q, int on)
+{
+	gnio_api_enter();
+	GNIO_ETH_SETTER_PROLOGUE(q, "eth_rxq", "the inline header");
+	q->inline_header = !!on;
+	return GNIO_SUCCESS;
+}
+
 gnio_error_t gnio_eth_rxq_set_proxy_cpu(struct gnio_eth_rxq *q, int cpu)
 {
 	gnio_api_enter();
@@ -148,11 +156,13 @@ static void free_ring(struct gnio_eth_rxq *q, struct gnio_gpu *gpu)
 	gnio_gpu_free_internal(gpu, q->lc_gpu);
 	gnio_gpu_free_internal(gpu, q->cqe_gpu);
 	gnio_gpu_free_internal(gpu, q->meta_gpu);
+	gnio_gpu_free_internal(gpu, q->hdr_local_gpu);
 	gnio_gpu_free_internal(gpu, q->sh_gpu);
 	gnio_gpu_free_internal(gpu, q->stage_mirror);
 	gnio_gpu_free_internal(gpu, q->stage_word);
 	q->handle = NULL;
 	q->lc_gpu = q->cqe_gpu = q->meta_gpu = q->sh_gpu = q->stage_mirror = q->stage_word = NULL;
+	q->hdr_local_gpu = NULL;
 }
 
 static gnio_error_t rxq_start(struct gnio_ctx *ctx)
@@ -235,12 +245,18 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	uint32_t size = q->num_packets;
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, sizeof(*sh_cpu), GNIO_GPU_MEM_TYPE_CPU_GPU, &q->sh_gpu,
 						(void **)&sh_cpu), err, fail);
-	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * sizeof(*cqe_cpu), GNIO_GPU_MEM_TYPE_CPU_GPU,
-						&q->cqe_gpu, (void **)&cqe_cpu), err, fail);
+	/* With an inline header a completion is one 64-byte line (ring.h). */
+	const uint32_t cqe_shift = q->inline_header ? GNIO_RX_CQE_INLINE_SHIFT : GNIO_RX_CQE_SHIFT;
+	const size_t cqe_bytes = ((size_t)size << cqe_shift) * sizeof(uint64_t);
+	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, cqe_bytes, GNIO_GPU_MEM_TYPE_CPU_GPU, &q->cqe_gpu,
+						(void **)&cqe_cpu), err, fail);
 	/* Phase 0 everywhere: no completion looks ready before its first post. */
-	memset(cqe_cpu, 0, (size_t)size * sizeof(*cqe_cpu));
+	memset(cqe_cpu, 0, cqe_bytes);
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * sizeof(uint64_t), GNIO_GPU_MEM_TYPE_GPU,
 						&q->meta_gpu, NULL), err, fail);
+	if (q->inline_header) /* the receive's copy of the headers: 8 words per entry */
+		GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * 8u * sizeof(uint64_t), GNIO_GPU_MEM_TYPE_GPU,
+							&q->hdr_local_gpu, NULL), err, fail);
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, sizeof(struct gnio_rx_ring_local), GNIO_GPU_MEM_TYPE_GPU,
 						&q->lc_gpu, NULL), err, fail);
 	GNIO_CHECK_GOTO(gpu->ops->memset_dev(gpu, q->lc_gpu, 0, sizeof(struct gnio_rx_ring_local)), err, fail);
@@ -250,6 +266,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		.lc = q->lc_gpu,
 		.cqe = q->cqe_gpu,
 		.meta = q->meta_gpu,
+		.hdr_local = q->hdr_local_gpu,
 		.pool = pool ? pool->base_gpu : NULL,
 		.pool_size = pool ? (uint64_t)pool->elem_size * pool->num_elem : 0,
 		.size = size,
@@ -258,6 +275,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		.slot_size = pool ? pool->elem_size : 0,
 		.queue_id = q->queue_id,
 		.pkt_mkey = pool ? pool->mkey : 0,
+		.cqe_shift = cqe_shift,
 	};
 	GNIO_CHECK_GOTO(gnio_gpu_put_handle(gpu, &h, sizeof(h), (void **)&q->handle), err, fail);
 
@@ -269,6 +287,8 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	p->ctx = ctx;
 	p->sh = sh_cpu;
 	p->cqe = cqe_cpu;
+	p->cqe_shift = cqe_shift;
+	p->inline_hdr = q->inline_header;
 	p->size = size;
 	p->mask = size - 1;
 	p->burst = cfg.burst < size ? cfg.burst : size;
@@ -319,9 +339,11 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 		pthread_mutex_lock(&q->dev->lock);
 		q->dev->rx_started++;
 		pthread_mutex_unlock(&q->dev->lock);
-		GNIO_LOG_INFO("eth_rxq", "queue %u on %s started: %u entries, %s payloads%s%s", q->queue_id, q->dev->spec,
-			      size, p->zero_copy ? "zero-copy" : (p->pool_dev ? "staged to GPU memory" : "copied"),
-			      q->flow_control ? ", flow control" : "", flow ? ", steered by the wire's flow" : "");
+		GNIO_LOG_INFO("eth_rxq", "queue %u on %s started: %u entries, %s payloads%s%s%s", q->queue_id,
+			      q->dev->spec, size,
+			      p->zero_copy ? "zero-copy" : (p->pool_dev ? "staged to GPU memory" : "copied"),
+			      q->flow_control ? ", flow control" : "", flow ? ", steered by the wire's flow" : "",
+			      q->inline_header ? ", inline header" : "");
 	} else {
 		GNIO_LOG_WARN("eth_rxq", "queue %u on %s started without a packet buffer: the kernel's first recv "
 			      "returns BAD_STATE", q->queue_id, q->dev->spec);

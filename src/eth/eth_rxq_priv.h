@@ -16,6 +16,7 @@ struct gnio_eth_rxq {
 	uint32_t num_packets;
 	uint16_t queue_id;
 	int flow_control;
+	int inline_header;
 	int proxy_cpu;
 	struct gnio_buf_arr *pool; /* cleared if the array is destroyed */
 	struct gnio_buf_arr *pool_ref; /* pinned while started */
@@ -24,6 +25,7 @@ struct gnio_eth_rxq {
 	void *wq;
 	void *sh_gpu, *cqe_gpu, *lc_gpu; /* ring memory, device view */
 	void *meta_gpu;                   /* the consumer's local copy of completion words */
+	void *hdr_local_gpu;              /* the receive's copy of the inline headers */
 	struct gnio_gpu_eth_rxq *handle;  /* device copy of the GPU handle */
 	void *stage_mirror;               /* host mirror for GPU-memory pools */
 	void *stage_word;                 /* ... and the word their copies' stream stores (device view) */

@@ -65,6 +65,8 @@ struct gnio_rx_proxy {
 	struct gnio_ctx *ctx;          /* for progress-engine events */
 	struct gnio_rx_ring_shared *sh; /* host view */
 	struct gnio_rx_cqe *cqe;        /* host view */
+	uint32_t cqe_shift;             /* log2 of a completion's words (ring.h) */
+	int inline_hdr;                 /* completions carry the frame's first bytes */
 	uint32_t size, mask, burst;
 	uint32_t size_log2;             /* for the completions' phase bit */
 	uint32_t slot_size;             /* pool element size */

@@ -114,6 +114,12 @@ void gnio_rx_proxy_fini(struct gnio_rx_proxy *p)
 	p->stage_stream = NULL;
 }
 
+/* Completion of entry idx (host view). */
+static inline struct gnio_rx_cqe *rx_cqe(const struct gnio_rx_proxy *p, uint64_t idx)
+{
+	return (struct gnio_rx_cqe *)((uint64_t *)p->cqe + ((idx & p->mask) << p->cqe_shift));
+}
+
 static inline uint8_t *slot(struct gnio_rx_proxy *p, uint64_t idx)
 {
 	return p->pool_cpu + (uint64_t)(idx & p->mask) * p->slot_size;
@@ -218,7 +224,7 @@ static unsigned stage_reap(struct gnio_rx_proxy *p, int wait)
 			ops->fence_destroy(p->gpu, st->fence);
 		/* the bytes are in device memory: now the completions may show */
 		for (uint64_t i = p->prod; i < st->end; i++)
-			gnio_rx_ring_post(&p->cqe[i & p->mask], p->meta_pending[i & p->mask]);
+			gnio_rx_ring_post(rx_cqe(p, i), p->meta_pending[i & p->mask]);
 		published += (unsigned)(st->end - p->prod);
 		STAT_ADD(p->rx_packets, st->end - p->prod);
 		STAT_ADD(p->rx_bytes, st->bytes);
@@ -340,10 +346,12 @@ static unsigned rx_step_zc(struct gnio_rx_proxy *p)
 			continue;
 		}
 		uint64_t idx = p->prod + kept;
-		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
+		struct gnio_rx_cqe *c = rx_cqe(p, idx);
 		if (!f->ts_ns && !ts)
 			ts = gnio_gpu_dev_time_ns();
 		c->ts_ns = f->ts_ns ? f->ts_ns : ts;
+		if (p->inline_hdr)
+			gnio_rx_ring_put_hdr(c, idx, p->size_log2, p->pool_cpu + f->buf_off, f->len);
 		gnio_rx_ring_post(c, gnio_rx_meta_make(idx, p->size_log2, f->buf_off, f->len,
 						       f->ts_ns ? GNIO_RX_F_TS_HW : 0));
 		p->zc_off[idx & p->mask] = f->buf_off;
@@ -446,12 +454,14 @@ static uint32_t steer_pull(struct gnio_rx_proxy *p, uint64_t idx, uint32_t room,
 		}
 		uint64_t at = idx + kept;
 		memcpy(slot(p, at), gnio_steer_data_at(p->inbox, first + i), c->len);
-		p->cqe[at & p->mask].ts_ns = c->ts_ns;
+		rx_cqe(p, at)->ts_ns = c->ts_ns;
+		if (p->inline_hdr)
+			gnio_rx_ring_put_hdr(rx_cqe(p, at), at, p->size_log2, slot(p, at), c->len);
 		uint64_t meta = gnio_rx_meta_make(at, p->size_log2, (uint64_t)(at & p->mask) * p->slot_size, c->len, 0);
 		if (p->pool_dev)
 			p->meta_pending[at & p->mask] = meta;
 		else
-			gnio_rx_ring_post(&p->cqe[at & p->mask], meta);
+			gnio_rx_ring_post(rx_cqe(p, at), meta);
 		*bytes += c->len;
 		if (c->len > *longest)
 			*longest = c->len;
@@ -576,10 +586,12 @@ static inline __attribute__((always_inline)) unsigned rx_step_copy(struct gnio_r
 		uint8_t *dst = slot(p, idx);
 		if (f->data != dst)
 			memmove(dst, f->data, f->len); /* close a hole left by a drop */
-		struct gnio_rx_cqe *c = &p->cqe[idx & p->mask];
+		struct gnio_rx_cqe *c = rx_cqe(p, idx);
 		if (!f->ts_ns && !ts)
 			ts = gnio_gpu_dev_time_ns();
 		c->ts_ns = f->ts_ns ? f->ts_ns : ts;
+		if (p->inline_hdr)
+			gnio_rx_ring_put_hdr(c, idx, p->size_log2, dst, f->len);
 		uint64_t meta = gnio_rx_meta_make(idx, p->size_log2, (uint64_t)(idx & p->mask) * p->slot_size, f->len,
 						  f->ts_ns ? GNIO_RX_F_TS_HW : 0);
 		if (p->pool_dev)

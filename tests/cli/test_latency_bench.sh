@@ -32,5 +32,15 @@ check "timeline: the three legs of to_tx, with percentiles in order" \
 check "timeline: the kernel's trace was seen after each send" \
 	[ "$(jq_py "$TMP/tl.json" 'd["to_kernel_p10_us"] > 0')" = True ]
 check "timeline: text lines name the legs" grep -q "^timeline us in_kernel" "$TMP/tl.out"
+# --inline-header: the echo takes the addresses it swaps from the header
+# copy that came with the completion; a wrong copy shows as corrupt echoes
+# (the peer checks every byte of each one).
+"$LAT" --gpu cpu --count 300 --warmup 30 --pin 0 --poll yield --inline-header --json >"$TMP/ih.out" 2>"$TMP/ih.err"
+rc=$?
+tail -n 1 "$TMP/ih.out" >"$TMP/ih.json"
+check "inline-header run exits 0 (exit $rc)" [ $rc -eq 0 ]
+check "inline-header run: ok, none lost or corrupt, reported" \
+	[ "$(jq_py "$TMP/ih.json" 'd["ok"] and d["samples"] == 300 and d["lost"] == 0 and d["corrupt"] == 0 and d["inline_header"]')" = True ]
+check "plain run reports no inline header" [ "$(jq_py "$TMP/plain.json" 'd["inline_header"]')" = False ]
 check "--help names --timeline" sh -c "'$LAT' --help 2>&1 | grep -q -- --timeline"
 finish

@@ -232,6 +232,7 @@ struct gt_rig_cfg {
 	uint32_t slot;             /* pool element size */
 	uint32_t max_pkt;
 	enum gnio_gpu_mem_type rx_mem_type;
+	int inline_header;         /* completions carry the frame's first 56 bytes */
 };
 
 static inline void gt_rig_cfg_init(struct gt_rig_cfg *c, const char *name)
@@ -275,6 +276,7 @@ static inline gnio_error_t gt_rig_open(struct gt_rig *r, struct gnio_gpu *gpu, c
 	pc.max_packet = c->max_pkt;
 	pc.rx_mem = c->rx_mem_type;
 	pc.flow_control = 1; /* tests count every frame: hold frames on the wire, never drop */
+	pc.inline_header = c->inline_header;
 	pc.tx = c->tx;
 	pc.tx_only = c->tx && !c->rx;
 	pc.tx_pool = c->tx;

@@ -101,13 +101,16 @@ int main(void)
 {
 	struct gnio_gpu *g = gt_gpu_open(NULL, 0);
 	static const char *const names[] = {"thread", "warp", "block"};
-	for (int scope = GT_SCOPE_THREAD; scope <= GT_SCOPE_BLOCK; scope++) {
+	/* every scope, without and with an inline header */
+	for (int run = 0; run < 2 * (GT_SCOPE_BLOCK + 1); run++) {
+		const int scope = run % (GT_SCOPE_BLOCK + 1), inline_header = run > GT_SCOPE_BLOCK;
 		struct gt_rig rig;
 		struct gt_rig_cfg rc;
 		char wire[32];
-		snprintf(wire, sizeof(wire), "gt_rs%d", scope);
+		snprintf(wire, sizeof(wire), "gt_rs%d", run);
 		gt_rig_cfg_init(&rc, wire);
 		rc.rx_entries = 64;
+		rc.inline_header = inline_header;
 		GT_OK(gt_rig_open(&rig, g, &rc));
 		void *ctl_gpu, *ctl_cpu;
 		GT_OK(gnio_gpu_mem_alloc(g, sizeof(struct rs_ctl), GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU, &ctl_gpu,
@@ -127,14 +130,15 @@ int main(void)
 		/* compute-sanitizer slows kernels down: allow more after a timeout */
 		int bad = rs_run(&e, gt_under_sanitizer() ? 2000 : 50);
 		GT_OK(gnio_runner_stop(r, 5000));
-		GT_CHECK(!bad, "%s scope: %s", names[scope], e.why);
+		GT_CHECK(!bad, "%s scope%s: %s", names[scope], inline_header ? ", inline header" : "", e.why);
 		struct gnio_eth_rxq_stats st;
 		GT_OK(gnio_eth_rxq_get_stats(rig.rxq, &st));
 		GT_CHECK(st.dropped_total == 0 && st.released == st.rx_packets, "%s scope: books (rx %llu released %llu "
 			 "dropped %llu)", names[scope], (unsigned long long)st.rx_packets,
 			 (unsigned long long)st.released, (unsigned long long)st.dropped_total);
-		printf("%s scope: look once, fill to max, fill to timeout, max 0, both 0, attributes, release: ok\n",
-		       names[scope]);
+		printf("%s scope%s: look once, fill to max, fill to timeout, max 0, both 0, attributes, release, "
+		       "header: ok\n",
+		       names[scope], inline_header ? ", inline header" : "");
 		GT_OK(gnio_runner_destroy(r));
 		GT_OK(gnio_gpu_mem_free(g, ctl_gpu));
 		gt_rig_close(&rig);

@@ -58,6 +58,14 @@ static void on_event(void *user, const struct gnio_pe_event *ev)
 	f->nev++;
 }
 
+/* TEST_RX_INLINE_HEADER=1 (the second CTest entry): every case again with
+ * completions that carry an inline header, checked on every entry. */
+static int inline_hdr(void)
+{
+	const char *v = getenv("TEST_RX_INLINE_HEADER");
+	return v && *v == '1';
+}
+
 static struct rx_fix *rx_fix_new(const struct rx_cfg *cfg)
 {
 	struct rx_fix *f = calloc(1, sizeof(*f));
@@ -78,8 +86,11 @@ static struct rx_fix *rx_fix_new(const struct rx_cfg *cfg)
 
 	f->q.sh = test_zalloc_line(sizeof(*f->q.sh));
 	f->q.lc = test_zalloc_line(sizeof(*f->q.lc));
-	f->q.cqe = test_zalloc_line((size_t)cfg->size * sizeof(*f->q.cqe));
+	f->q.cqe_shift = inline_hdr() ? GNIO_RX_CQE_INLINE_SHIFT : GNIO_RX_CQE_SHIFT;
+	f->q.cqe = test_zalloc_line(((size_t)cfg->size << f->q.cqe_shift) * sizeof(uint64_t));
 	f->q.meta = test_zalloc_line((size_t)cfg->size * sizeof(*f->q.meta));
+	if (inline_hdr())
+		f->q.hdr_local = test_zalloc_line((size_t)cfg->size * 8u * sizeof(uint64_t));
 	f->q.pool = f->pool;
 	f->q.pool_size = pool_size;
 	f->q.size = cfg->size;
@@ -93,6 +104,8 @@ static struct rx_fix *rx_fix_new(const struct rx_cfg *cfg)
 	p->ctx = &f->ctx;
 	p->sh = f->q.sh;
 	p->cqe = f->q.cqe;
+	p->cqe_shift = f->q.cqe_shift;
+	p->inline_hdr = inline_hdr();
 	p->size = cfg->size;
 	p->mask = cfg->size - 1;
 	p->burst = cfg->burst;
@@ -148,6 +161,7 @@ static void rx_fix_free(struct rx_fix *f)
 	free(f->q.sh);
 	free(f->q.lc);
 	free(f->q.cqe);
+	free(f->q.hdr_local);
 	free(f->q.meta);
 	free(f->pool);
 	free(f->mirror);
@@ -187,6 +201,16 @@ static void expect_entry(struct rx_fix *f, uint64_t idx, uint32_t id)
 	if (!fake_frame_matches(f->pool + off, len, id))
 		fail_msg("entry %llu: the bytes at %llu are not frame %u's", (unsigned long long)idx,
 			 (unsigned long long)off, id);
+	if (f->q.hdr_local) {
+		/* the header that came with the completion is the frame's */
+		gnio_rx_ring_fill_hdr(&f->q, idx, 1, 0, 1, 0);
+		uint32_t hn = 0;
+		const uint8_t *h = gnio_gpu_dev_eth_rxq_get_pkt_hdr(&f->q, idx, &hn);
+		assert_int_equal(hn, len < GNIO_RX_HDR_BYTES ? len : GNIO_RX_HDR_BYTES);
+		if (memcmp(h, f->pool + off, hn))
+			fail_msg("entry %llu: its inline header is not frame %u's first bytes", (unsigned long long)idx,
+				 id);
+	}
 	const struct gnio_rx_cqe *c = gnio_rx_ring_cqe(&f->q, idx);
 	if (s->ts_ns) {
 		assert_int_equal(c->ts_ns, s->ts_ns);
@@ -211,7 +235,7 @@ static void expect_take(struct rx_fix *f, const uint32_t *ids, uint32_t n)
 static void expect_none_ready(const struct rx_fix *f)
 {
 	uint64_t head = f->q.lc->head;
-	uint64_t meta = gnio_load_acquire_u64(&f->q.cqe[head & f->q.mask].meta);
+	uint64_t meta = gnio_load_acquire_u64(&gnio_rx_ring_cqe(&f->q, head)->meta);
 	if (gnio_rx_meta_ready(meta, head, f->q.size_log2))
 		fail_msg("entry %llu is ready, expected none", (unsigned long long)head);
 }

@@ -44,14 +44,14 @@ static int runner_alive(void *user)
 	return gnio_runner_get_state(user) == GNIO_RUNNER_RUNNING;
 }
 
-static void test_recv_semantics_cpu(void **state)
+static void recv_semantics_cpu(int inline_header)
 {
-	(void)state;
 	struct tpipe p;
 	struct tpipe_cfg c;
-	tpipe_cfg_default(&c, "sw:rs_cpu");
+	tpipe_cfg_default(&c, inline_header ? "sw:rs_cpu_ih" : "sw:rs_cpu");
 	c.ring = 64;
 	c.flow_control = 1;
+	c.inline_header = inline_header;
 	assert_ok(tpipe_up(&p, &c));
 	void *ctl_gpu, *ctl_cpu;
 	assert_ok(gnio_gpu_mem_alloc(p.gpu, sizeof(struct rs_ctl), GNIO_LINE, GNIO_GPU_MEM_TYPE_CPU_GPU, &ctl_gpu,
@@ -72,10 +72,24 @@ static void test_recv_semantics_cpu(void **state)
 	tpipe_down(&p);
 }
 
+static void test_recv_semantics_cpu(void **state)
+{
+	(void)state;
+	recv_semantics_cpu(0);
+}
+
+/* The same with an inline header: the headers come with the completions. */
+static void test_recv_semantics_cpu_inline_header(void **state)
+{
+	(void)state;
+	recv_semantics_cpu(1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recv_semantics_cpu),
+		cmocka_unit_test(test_recv_semantics_cpu_inline_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@ static void rx_fix_init(struct rx_fix *f, uint32_t size, int with_pool)
 	f->q.sh = test_zalloc_line(sizeof(*f->q.sh));
 	f->q.lc = test_zalloc_line(sizeof(*f->q.lc));
 	f->q.cqe = test_zalloc_line((size_t)size * sizeof(*f->q.cqe));
+	f->q.cqe_shift = GNIO_RX_CQE_SHIFT;
 	f->q.meta = test_zalloc_line((size_t)size * sizeof(*f->q.meta));
 	f->q.size = size;
 	f->q.mask = size - 1;
@@ -36,13 +37,50 @@ static void rx_fix_init(struct rx_fix *f, uint32_t size, int with_pool)
 	}
 }
 
+/* The queue's completions carry an inline header (ring.h). */
+static void rx_fix_add_hdr(struct rx_fix *f)
+{
+	free(f->q.cqe);
+	f->q.cqe_shift = GNIO_RX_CQE_INLINE_SHIFT;
+	f->q.cqe = test_zalloc_line(((size_t)f->q.size << f->q.cqe_shift) * sizeof(uint64_t));
+	f->q.hdr_local = test_zalloc_line((size_t)f->q.size * 8u * sizeof(uint64_t));
+}
+
 static void rx_fix_fini(struct rx_fix *f)
 {
+	free(f->q.hdr_local);
 	free(f->q.sh);
 	free(f->q.lc);
 	free(f->q.cqe);
 	free(f->q.meta);
 	free(f->pool);
+}
+
+/* Byte b of entry idx's frame. */
+static uint8_t rx_frame_byte(uint64_t idx, uint32_t b) { return (uint8_t)(idx * 7u + b * 13u + 1u); }
+static uint32_t rx_frame_len(uint64_t idx) { return (uint32_t)(idx % 1500) + 14; }
+
+/* Proxy side: entry idx's header words, from its frame's bytes. */
+static void rx_put_hdr(struct rx_fix *f, uint64_t idx)
+{
+	uint8_t frame[GNIO_RX_HDR_BYTES];
+	for (uint32_t b = 0; b < GNIO_RX_HDR_BYTES; b++)
+		frame[b] = rx_frame_byte(idx, b);
+	gnio_rx_ring_put_hdr(gnio_rx_ring_cqe(&f->q, idx), idx, f->q.size_log2, frame, rx_frame_len(idx));
+}
+
+/* Consumer side: the header a receive handed out is the frame's first
+ * bytes, zero past its end. Returns the number of wrong bytes. */
+static uint32_t rx_hdr_errors(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
+{
+	uint32_t n = 0, bad = 0;
+	const uint8_t *h = gnio_gpu_dev_eth_rxq_get_pkt_hdr(q, idx, &n);
+	const uint32_t len = rx_frame_len(idx), want = len < GNIO_RX_HDR_BYTES ? len : GNIO_RX_HDR_BYTES;
+	if (n != want)
+		bad++;
+	for (uint32_t b = 0; b < GNIO_RX_HDR_BYTES; b++)
+		bad += h[b] != (b < len ? rx_frame_byte(idx, b) : 0);
+	return bad;
 }
 
 /* Proxy side: publish up to n entries whose content derives from their index.
@@ -54,9 +92,11 @@ static uint32_t rx_produce(struct rx_fix *f, uint32_t n)
 		n = free_n;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t idx = f->prod + i;
-		struct gnio_rx_cqe *c = &f->q.cqe[idx & f->q.mask];
+		struct gnio_rx_cqe *c = gnio_rx_ring_cqe(&f->q, idx);
 		c->ts_ns = idx ^ 0x5a5a5a5aull;
-		gnio_rx_ring_post(c, gnio_rx_meta_make(idx, f->q.size_log2, idx * 3 + 1, (uint32_t)(idx % 1500) + 14,
+		if (f->q.hdr_local)
+			rx_put_hdr(f, idx);
+		gnio_rx_ring_post(c, gnio_rx_meta_make(idx, f->q.size_log2, idx * 3 + 1, rx_frame_len(idx),
 						      (uint32_t)(idx & 1)));
 	}
 	if (n) {
@@ -241,9 +281,9 @@ static void test_rx_phase(void **state)
 	assert_int_equal(gnio_rx_meta_flags(m), 7);
 
 	/* entry 1 posted before entry 0: nothing to take yet */
-	gnio_rx_ring_post(&f.q.cqe[1], gnio_rx_meta_make(1, 3, 64, 60, 0));
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, 1), gnio_rx_meta_make(1, 3, 64, 60, 0));
 	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 0);
-	gnio_rx_ring_post(&f.q.cqe[0], gnio_rx_meta_make(0, 3, 0, 61, 0));
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, 0), gnio_rx_meta_make(0, 3, 0, 61, 0));
 	assert_int_equal(gnio_rx_ring_take(&f.q, 8, &first), 2);
 	assert_int_equal(first, 0);
 	assert_int_equal(gnio_gpu_dev_eth_rxq_get_pkt_bytes(&f.q, 0), 61);
@@ -272,18 +312,95 @@ static void test_rx_poll_one(void **state)
 	struct rx_fix f;
 	rx_fix_init(&f, 8, 1);
 	assert_int_equal(gnio_rx_ring_poll_one(&f.q, 0), 0); /* zeroed: not ready */
-	gnio_rx_ring_post(&f.q.cqe[1], gnio_rx_meta_make(1, 3, 64, 60, 0));
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, 1), gnio_rx_meta_make(1, 3, 64, 60, 0));
 	assert_int_equal(gnio_rx_ring_poll_one(&f.q, 0), 0); /* a later entry does not count */
 	assert_int_equal(gnio_rx_ring_poll_one(&f.q, 1), 1);
 	assert_int_equal(gnio_gpu_dev_eth_rxq_get_pkt_bytes(&f.q, 1), 60);
-	gnio_rx_ring_post(&f.q.cqe[0], gnio_rx_meta_make(0, 3, 0, 61, 0));
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, 0), gnio_rx_meta_make(0, 3, 0, 61, 0));
 	assert_int_equal(gnio_rx_ring_poll_one(&f.q, 0), 1);
 	assert_int_equal(gnio_gpu_dev_eth_rxq_get_pkt_bytes(&f.q, 0), 61);
 	/* entry 8 shares slot 0, which still holds lap 0's word */
 	assert_int_equal(gnio_rx_ring_poll_one(&f.q, 8), 0);
-	gnio_rx_ring_post(&f.q.cqe[0], gnio_rx_meta_make(8, 3, 0, 62, 0));
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, 0), gnio_rx_meta_make(8, 3, 0, 62, 0));
 	assert_int_equal(gnio_rx_ring_poll_one(&f.q, 8), 1);
 	assert_int_equal(gnio_gpu_dev_eth_rxq_get_pkt_bytes(&f.q, 8), 62);
+	rx_fix_fini(&f);
+}
+
+/* A waiting group's look at entry idx as eth_rxq.h makes it on the GPU: four
+ * members load a pair of header words each, one the completion word; ready
+ * only when all of them show the entry's lap. */
+static int rx_poll_hdr(struct rx_fix *f, uint64_t idx)
+{
+	uint64_t a[GNIO_RX_HDR_PAIRS], b[GNIO_RX_HDR_PAIRS];
+	int ok = 1;
+	for (uint32_t k = 0; k < GNIO_RX_HDR_PAIRS; k++) {
+		gnio_rx_hdr_load_pair(&f->q, idx, k, &a[k], &b[k]);
+		ok &= gnio_rx_hdr_pair_ready(a[k], b[k], idx, f->q.size_log2);
+	}
+	if (!gnio_rx_ring_poll_one(&f->q, idx) || !ok)
+		return 0;
+	for (uint32_t k = 0; k < GNIO_RX_HDR_PAIRS; k++)
+		gnio_rx_hdr_keep_pair(&f->q, idx, k, a[k], b[k]);
+	return 1;
+}
+
+/* The inline header: a waiting look that brings it is ready only when meta
+ * and every header word show its lap (one stale word, as a GPU's unordered
+ * loads may see, holds it back), and then the receive's copy is the frame's
+ * first bytes; a scan brings meta alone and the fill after it copies the
+ * header once. */
+static void test_rx_inline_header(void **state)
+{
+	(void)state;
+	struct rx_fix f;
+	rx_fix_init(&f, 8, 1);
+	rx_fix_add_hdr(&f);
+	/* entry 0: header written, meta not yet */
+	rx_put_hdr(&f, 0);
+	assert_int_equal(rx_poll_hdr(&f, 0), 0);
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, 0), gnio_rx_meta_make(0, 3, 0, rx_frame_len(0), 0));
+	assert_int_equal(rx_poll_hdr(&f, 0), 1);
+	assert_int_equal(rx_hdr_errors(&f.q, 0), 0); /* 14 bytes, then zeros */
+	/* each header word in turn left from the lap before: not ready, by
+	 * the single look and by the scan */
+	for (uint32_t k = 0; k < GNIO_RX_HDR_WORDS; k++) {
+		const uint64_t idx = 8 + k; /* lap 1, slot k */
+		rx_put_hdr(&f, idx);
+		uint64_t *hw = (uint64_t *)gnio_rx_ring_cqe(&f.q, idx) + 2;
+		const uint64_t keep = hw[k];
+		hw[k] = keep ^ GNIO_RX_META_PHASE;
+		gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, k), gnio_rx_meta_make(idx, 3, 0, rx_frame_len(idx), 0));
+		assert_int_equal(rx_poll_hdr(&f, idx), 0);
+		hw[k] = keep;
+		assert_int_equal(rx_poll_hdr(&f, idx), 1);
+		assert_int_equal(rx_hdr_errors(&f.q, idx), 0);
+	}
+	/* a long frame, scanned: the fill copies exactly its first 56 bytes */
+	const uint64_t big = 8 * 5 + 50; /* length 104 */
+	rx_put_hdr(&f, big);
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, big & 7), gnio_rx_meta_make(big, 3, 0, rx_frame_len(big), 0));
+	assert_int_equal(gnio_rx_ring_scan(&f.q, big, 1, 1), 1);
+	assert_int_not_equal(rx_hdr_errors(&f.q, big), 0); /* the scan brought meta alone */
+	gnio_rx_ring_fill_hdr(&f.q, big, 1, 0, 1, 0);
+	assert_int_equal(rx_hdr_errors(&f.q, big), 0);
+	/* a copy the waiting look made is not made again */
+	const uint64_t again = big + 8;
+	rx_put_hdr(&f, again);
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, again & 7), gnio_rx_meta_make(again, 3, 0, rx_frame_len(again), 0));
+	assert_int_equal(rx_poll_hdr(&f, again), 1);
+	((uint64_t *)gnio_rx_ring_cqe(&f.q, again))[2] ^= 0xff; /* would show if the fill copied it again */
+	gnio_rx_ring_fill_hdr(&f.q, again, 1, 0, 1, 1);
+	assert_int_equal(rx_hdr_errors(&f.q, again), 0);
+	rx_fix_fini(&f);
+
+	/* Without one, the header is the frame itself. */
+	rx_fix_init(&f, 8, 1);
+	gnio_rx_ring_post(gnio_rx_ring_cqe(&f.q, 0), gnio_rx_meta_make(0, 3, 128, 60, 0));
+	assert_int_equal(gnio_rx_ring_poll_one(&f.q, 0), 1);
+	uint32_t n = 0;
+	assert_ptr_equal(gnio_gpu_dev_eth_rxq_get_pkt_hdr(&f.q, 0, &n), f.pool + 128);
+	assert_int_equal(n, 60);
 	rx_fix_fini(&f);
 }
 
@@ -556,11 +673,12 @@ static void *rx_producer(void *arg)
 	return NULL;
 }
 
-static void test_rx_stress_two_threads(void **state)
+static void rx_stress(int inline_header)
 {
-	(void)state;
 	struct rx_fix f;
 	rx_fix_init(&f, STRESS_RING, 1);
+	if (inline_header)
+		rx_fix_add_hdr(&f);
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, rx_producer, &f), 0);
 	uint64_t expect = 0, deadline = test_now_ns() + 60ull * 1000000000ull;
@@ -578,6 +696,8 @@ static void test_rx_stress_two_threads(void **state)
 			const uint64_t m = gnio_rx_ring_meta(&f.q, idx);
 			if (gnio_rx_meta_off(m) != idx * 3 + 1 || gnio_rx_meta_len(m) != (uint32_t)(idx % 1500) + 14 ||
 			    gnio_rx_ring_cqe(&f.q, idx)->ts_ns != (idx ^ 0x5a5a5a5aull))
+				bad++;
+			if (inline_header && rx_hdr_errors(&f.q, idx))
 				bad++;
 		}
 		expect += n;
@@ -597,6 +717,19 @@ static void test_rx_stress_two_threads(void **state)
 	assert_int_equal(expect, STRESS_N);
 	assert_int_equal(gnio_load_acquire_u64(&f.q.sh->cons), STRESS_N);
 	rx_fix_fini(&f);
+}
+
+static void test_rx_stress_two_threads(void **state)
+{
+	(void)state;
+	rx_stress(0);
+}
+
+/* The same with an inline header: every header handed out is its frame's. */
+static void test_rx_stress_inline_header(void **state)
+{
+	(void)state;
+	rx_stress(1);
 }
 
 struct tx_sender {
@@ -692,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_rx_wraparound),
 		cmocka_unit_test(test_rx_phase),
 		cmocka_unit_test(test_rx_poll_one),
+		cmocka_unit_test(test_rx_inline_header),
 		cmocka_unit_test(test_rx_release_only_new),
 		cmocka_unit_test(test_rx_full_until_released),
 		cmocka_unit_test(test_rx_release_on_next_recv),
@@ -702,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_tx_commit_out_of_order),
 		cmocka_unit_test(test_tx_stale_tag_and_recover),
 		cmocka_unit_test(test_rx_stress_two_threads),
+		cmocka_unit_test(test_rx_stress_inline_header),
 		cmocka_unit_test(test_tx_stress_two_senders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

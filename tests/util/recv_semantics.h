@@ -14,7 +14,10 @@
  *   max 0          no count limit: everything there, after the timeout;
  *   both 0         INVALID_VALUE (it could never return);
  *   attributes     per-packet bytes and timestamps;
- *   release        an explicit release hands the batch back at once.
+ *   release        an explicit release hands the batch back at once;
+ *   header         every frame's gnio_gpu_dev_eth_rxq_get_pkt_hdr bytes are
+ *                  its first bytes (56 at most with an inline header, all of
+ *                  them without), on every request.
  */
 #ifndef GNIO_TESTS_RECV_SEMANTICS_H
 #define GNIO_TESTS_RECV_SEMANTICS_H
@@ -43,6 +46,7 @@ struct rs_ctl {
 	uint32_t attr_ts_ok;   /* attr[i].timestamp_ns == the completion's, all i */
 	uint32_t attr_len_ok;  /* attr[i].bytes == the completion's length, all i */
 	uint32_t full_at_once; /* gnio_gpu_dev_eth_rxq_last_recv_full_at_once after it */
+	uint32_t hdr_bad;      /* frames whose header bytes or length were wrong */
 };
 
 /* One request, by one thread (the scope's leader in a group). The result is
@@ -51,7 +55,17 @@ GNIO_DEV void rs_publish(struct rs_ctl *c, uint32_t req, gnio_error_t err, uint6
 			uint64_t elapsed, const struct gnio_gpu_eth_rxq *rxq, const struct gnio_gpu_dev_eth_rxq_attr *a)
 {
 	uint64_t bytes = 0;
-	uint32_t ts_ok = 1, len_ok = 1;
+	uint32_t ts_ok = 1, len_ok = 1, hdr_bad = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t hn = 0;
+		const uint8_t *h = gnio_gpu_dev_eth_rxq_get_pkt_hdr(rxq, first + i, &hn);
+		const uint8_t *f = (const uint8_t *)(uintptr_t)gnio_gpu_dev_eth_rxq_get_pkt_addr(rxq, first + i);
+		const uint32_t len = gnio_gpu_dev_eth_rxq_get_pkt_bytes(rxq, first + i);
+		uint32_t bad = hn != (rxq->hdr_local && len > GNIO_RX_HDR_BYTES ? GNIO_RX_HDR_BYTES : len);
+		for (uint32_t k = 0; k < hn && k < len; k++)
+			bad |= h[k] != f[k];
+		hdr_bad += bad;
+	}
 	for (uint32_t i = 0; a && i < n && i < RS_MAX_ATTR; i++) {
 		bytes += a[i].bytes;
 		ts_ok &= a[i].timestamp_ns == gnio_gpu_dev_eth_rxq_get_pkt_ts(rxq, first + i);
@@ -65,6 +79,7 @@ GNIO_DEV void rs_publish(struct rs_ctl *c, uint32_t req, gnio_error_t err, uint6
 	c->attr_ts_ok = ts_ok;
 	c->attr_len_ok = len_ok;
 	c->full_at_once = (uint32_t)gnio_gpu_dev_eth_rxq_last_recv_full_at_once(rxq);
+	c->hdr_bad = hdr_bad;
 	gnio_store_release_u32(&c->done, req);
 }
 
@@ -140,8 +155,11 @@ static inline void rs_post(struct rs_env *e, uint32_t max, uint64_t timeout_ns, 
 static inline int rs_wait(struct rs_env *e, unsigned timeout_ms)
 {
 	for (uint64_t end = rs_now_ns() + (uint64_t)timeout_ms * 1000000ull; rs_now_ns() < end;) {
-		if (gnio_load_acquire_u32(&e->ctl->done) == e->req)
+		if (gnio_load_acquire_u32(&e->ctl->done) == e->req) {
+			if (e->ctl->hdr_bad)
+				return rs_fail(e, "a frame's header bytes (get_pkt_hdr) differ from the frame's own");
 			return 0;
+		}
 		if (!e->alive(e->user))
 			return rs_fail(e, "the kernel ended");
 		rs_sleep_ms(1);

@@ -51,6 +51,7 @@ gnio_error_t tpipe_up(struct tpipe *p, const struct tpipe_cfg *cfg)
 	pc.burst = cfg->burst;
 	pc.rx_mem = cfg->rx_mem;
 	pc.flow_control = cfg->flow_control;
+	pc.inline_header = cfg->inline_header;
 	pc.poll_mode = cfg->poll_mode;
 	pc.no_rx_pool = !cfg->register_rx_pool;
 	pc.tx = cfg->with_tx;

@@ -40,6 +40,7 @@ struct tpipe_cfg {
 	int register_rx_pool;  /* 0 to test the never-registered rule */
 	enum gnio_gpu_mem_type rx_mem;
 	int poll_mode;         /* enum gnio_poll_mode (0: adaptive, the default) */
+	int inline_header;     /* completions carry the frame's first 56 bytes */
 };
 
 struct tpipe {

@@ -8,7 +8,8 @@
 # checks that every flag --help lists is here).
 _gnio_flags_run='--duration --wire --gpu --app --size --proto --rate --count --queues --ring
 	--burst --batch --flow-control --poll --mem --recv-scope --send-scope --threads --json --quiet --help
-	--config --check-config --metrics --metrics-hold --poll --flow --rss --cpus --user --hold-us'
+	--config --check-config --metrics --metrics-hold --poll --flow --rss --cpus --user --hold-us
+	--inline-header'
 _gnio_flags_gen='--wire --count --proto --size --rate --queue --flows --first-seq --burst --json --help'
 _gnio_flags_sink='--wire --duration --count --idle --verify --proto --size --flows --first-seq
 	--max-frame --queue --flow --json --help'

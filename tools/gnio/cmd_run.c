@@ -74,6 +74,7 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	pc.slot = o->size > 2048 ? (o->size + 63) / 64 * 64 : 2048;
 	pc.rx_mem = o->rx_mem;
 	pc.flow_control = o->flow_control;
+	pc.inline_header = o->inline_header;
 	pc.poll_mode = o->poll;
 	pc.tx = o->app->needs_tx;
 	pc.tx_in_place = o->app->tx_in_place;

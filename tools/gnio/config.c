@@ -40,6 +40,7 @@ static const struct cfg_key keys[] = {
 	{"queues.batch", KEY_OPT, RUN_OPT_BATCH},
 	{"queues.flow_control", KEY_OPT, RUN_OPT_FLOW_CONTROL},
 	{"queues.rss", KEY_OPT, RUN_OPT_RSS},
+	{"queues.inline_header", KEY_OPT, RUN_OPT_INLINE_HEADER},
 	{"queues.cpus", KEY_OPT, RUN_OPT_CPUS},
 	{"memory", KEY_SECTION, 0},
 	{"memory.rx", KEY_OPT, RUN_OPT_MEM},
@@ -461,7 +462,8 @@ static void mapping_end(struct writer *w)
 
 static int boolean_opt(enum run_opt id)
 {
-	return id == RUN_OPT_JSON || id == RUN_OPT_QUIET || id == RUN_OPT_FLOW_CONTROL || id == RUN_OPT_RSS;
+	return id == RUN_OPT_JSON || id == RUN_OPT_QUIET || id == RUN_OPT_FLOW_CONTROL || id == RUN_OPT_RSS ||
+	       id == RUN_OPT_INLINE_HEADER;
 }
 
 static void write_key(struct writer *w, const struct cfg_key *k, const struct run_opts *o)

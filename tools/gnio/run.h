@@ -33,7 +33,7 @@ enum run_opt {
 	RUN_OPT_RATE, RUN_OPT_COUNT, RUN_OPT_QUEUES, RUN_OPT_RING, RUN_OPT_BURST, RUN_OPT_BATCH,
 	RUN_OPT_FLOW_CONTROL, RUN_OPT_MEM, RUN_OPT_RECV_SCOPE, RUN_OPT_SEND_SCOPE, RUN_OPT_THREADS,
 	RUN_OPT_POLL, RUN_OPT_FLOW, RUN_OPT_FLOW_FILE, RUN_OPT_RSS, RUN_OPT_CPUS, RUN_OPT_METRICS, RUN_OPT_METRICS_HOLD,
-	RUN_OPT_HOLD_US, RUN_OPT_USER, RUN_OPT_JSON, RUN_OPT_QUIET, RUN_OPT_COUNT_
+	RUN_OPT_HOLD_US, RUN_OPT_USER, RUN_OPT_INLINE_HEADER, RUN_OPT_JSON, RUN_OPT_QUIET, RUN_OPT_COUNT_
 };
 
 /* Where an option's value came from, so that an error names it: the flag
@@ -80,6 +80,7 @@ struct run_opts {
 	unsigned nflow;
 	const char *flow_file;   /* --flow FILE: a rules file (docs/flow.md) */
 	int rss;                 /* --rss: the default action spreads over the queues */
+	int inline_header;       /* --inline-header: completions carry the first 42 bytes */
 	const char *cpus;        /* --cpus LIST as given */
 	int cpu_list[RUN_MAX_CPUS]; /* ... parsed: queue i's proxies on cpu_list[i % ncpus] */
 	unsigned ncpus;

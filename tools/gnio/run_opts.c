@@ -50,6 +50,8 @@ static void usage(FILE *f)
 		"                    half the ring while the kernel finds whole batches waiting,\n"
 		"                    halving back while it waits; see docs/PERFORMANCE.md)\n"
 		"  --flow-control on|off|auto  hold frames on the wire while the ring is full\n"
+		"  --inline-header   each completion carries the frame's first 42 bytes, so a\n"
+		"                    kernel reads headers without a PCIe round trip (echo latency)\n"
 		"  --poll adaptive|busy  proxies sleep when idle and wake on traffic (default),\n"
 		"                    or spin for ever (a core each, lowest latency)\n"
 		"                    (default auto: on for the generator at rate 0 and the null wire)\n"
@@ -111,6 +113,7 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_FLOW] = {NULL, 1, "a list of flow rules", 0},
 	[RUN_OPT_FLOW_FILE] = {"flow", 1, "a flow rules file (docs/flow.md)", 0},
 	[RUN_OPT_RSS] = {"rss", 0, "true or false", 0},
+	[RUN_OPT_INLINE_HEADER] = {"inline-header", 0, "true or false", 0},
 	[RUN_OPT_CPUS] = {"cpus", 1, "a CPU list such as 2-5,8 (queue i's proxies on the (i % n)-th)", 0},
 	[RUN_OPT_METRICS] = {"metrics", 1, "ADDR:PORT, [IPV6]:PORT or PORT (loopback)", 0},
 	[RUN_OPT_METRICS_HOLD] = {"metrics-hold", 1, "a number of seconds >= 0", 0},
@@ -379,9 +382,13 @@ int run_opt_set(struct run_opts *o, enum run_opt id, const char *val, const stru
 	case RUN_OPT_JSON:
 	case RUN_OPT_QUIET:
 	case RUN_OPT_RSS:
+	case RUN_OPT_INLINE_HEADER:
 		if ((b = parse_bool(val)) < 0)
 			return bad_value(o, id, expect, val);
-		*(id == RUN_OPT_JSON ? &o->json : id == RUN_OPT_QUIET ? &o->quiet : &o->rss) = b;
+		*(id == RUN_OPT_JSON ? &o->json
+		  : id == RUN_OPT_QUIET ? &o->quiet
+		  : id == RUN_OPT_RSS ? &o->rss
+				      : &o->inline_header) = b;
 		return 0;
 	default:
 		return bad_value(o, id, "an option gnio run knows", val);
@@ -448,6 +455,7 @@ const char *run_opt_text(const struct run_opts *o, enum run_opt id, char *buf, s
 	case RUN_OPT_QUIET: return o->quiet ? "true" : "false";
 	case RUN_OPT_FLOW_FILE: return o->flow_file;
 	case RUN_OPT_RSS: return o->rss ? "true" : "false";
+	case RUN_OPT_INLINE_HEADER: return o->inline_header ? "true" : "false";
 	case RUN_OPT_CPUS: return o->cpus;
 	default: return NULL;
 	}

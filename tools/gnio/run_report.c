@@ -126,6 +126,7 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	json_dbl(&j, "mpps_steady", rt.mpps_steady);
 	json_dbl(&j, "gbps_steady", rt.gbps_steady);
 	json_bool(&j, "flow_control", o->flow_control);
+	json_bool(&j, "inline_header", o->inline_header);
 	json_str(&j, "poll", o->poll == RUN_POLL_BUSY ? "busy" : "adaptive");
 	json_str(&j, "wire_error", lv->wire_error);
 	json_str(&j, "rx_mem", o->mem_name);

@@ -12,25 +12,34 @@
  * shorter than 12 bytes are left alone. When the frame is 4-byte aligned the
  * header moves as three 32-bit words, so a frame in pinned host memory costs
  * one read and one write across PCIe. */
-GNIO_HD void gnio_frame_swap_macs(uint8_t *frame, uint32_t len)
+/* Write into frame its addresses swapped, read from hdr: the frame's first
+ * 12 bytes or a copy of them (gnio_gpu_dev_eth_rxq_get_pkt_hdr). Every byte
+ * is read before any is written, so hdr may be the frame itself; when it is
+ * a device-memory copy, the frame is only written (no read across PCIe). */
+GNIO_HD void gnio_frame_swap_macs_from(uint8_t *frame, const uint8_t *hdr, uint32_t len)
 {
 	if (len < 12)
 		return;
-	if (((uintptr_t)frame & 3u) == 0) {
+	if ((((uintptr_t)frame | (uintptr_t)hdr) & 3u) == 0) {
+		const uint32_t *r = (const uint32_t *)hdr;
 		uint32_t *w = (uint32_t *)frame;
-		const uint32_t h0 = w[0], h1 = w[1], h2 = w[2];
+		const uint32_t h0 = r[0], h1 = r[1], h2 = r[2];
 		/* Little-endian bytes b0..b11 = destination, source. */
 		w[0] = (h1 >> 16) | (h2 << 16); /* b6 b7 b8 b9 */
 		w[1] = (h2 >> 16) | (h0 << 16); /* b10 b11 b0 b1 */
 		w[2] = (h0 >> 16) | (h1 << 16); /* b2 b3 b4 b5 */
 		return;
 	}
+	uint8_t t[12];
+	for (int i = 0; i < 12; i++)
+		t[i] = hdr[i];
 	for (int i = 0; i < 6; i++) {
-		uint8_t t = frame[i];
-		frame[i] = frame[i + 6];
-		frame[i + 6] = t;
+		frame[i] = t[i + 6];
+		frame[i + 6] = t[i];
 	}
 }
+
+GNIO_HD void gnio_frame_swap_macs(uint8_t *frame, uint32_t len) { gnio_frame_swap_macs_from(frame, frame, len); }
 
 /* XOR of the frame's 32-bit little-endian words, the tail bytes
  * zero-extended: what the touch app computes, so a test can check that every

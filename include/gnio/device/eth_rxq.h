@@ -99,6 +99,8 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_one(const struct gnio_gpu_eth_rxq *q, uint32
 	 * bytes are visible to what follows. Nothing found, nothing to order. */
 	if (n)
 		gnio_fence_acquire_sys();
+	if (q->hdr_local)
+		gnio_rx_ring_fill_hdr(q, head, n, 0, 1, 0);
 	lc->head = head + n;
 	lc->full_at_once = n == want && !start;
 	if (n)
@@ -143,13 +145,34 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_thread_impl(const struct gnio_gpu_eth_rxq *q
 GNIO_DEV uint32_t gnio_rxq_scan_member(const struct gnio_gpu_eth_rxq *q, uint64_t base, uint32_t range,
 				       uint32_t rank, uint32_t width)
 {
-	if (rank >= range)
-		return range;
-	if (range <= width)
-		return gnio_rx_ring_poll_one(q, base + rank) ? range : rank;
-	uint32_t mine = (range - rank + width - 1u) / width; /* entries of this member */
-	uint32_t ready = gnio_rx_ring_scan(q, base + rank, mine, width);
-	return ready == mine ? range : rank + ready * width;
+	/* A waiting poll of a queue with an inline header: the group's first
+	 * warp, every lane alike, also loads the first entry's header pairs in
+	 * one instruction, relaxed (one request: lanes 0-2 each take a pair,
+	 * the rest repeat them), before its acquire looks at the entries. Every
+	 * header word carries its phase: a pair not yet this lap's makes the
+	 * first entry not ready. The acquire of its meta orders the payload as
+	 * before. On the H200 this poll costs one more round trip than the plain
+	 * one at block scope (docs/PERFORMANCE.md, "Inline header"). */
+	uint64_t ha = 0, hb = 0;
+	const int hdr_warp = q->hdr_local && range <= width && width >= GNIO_RX_HDR_PAIRS && rank < 32u;
+	if (hdr_warp)
+		gnio_rx_hdr_load_pair(q, base, rank % GNIO_RX_HDR_PAIRS, &ha, &hb);
+	uint32_t r = range;
+	if (rank < range) {
+		if (range <= width) {
+			r = gnio_rx_ring_poll_one(q, base + rank) ? range : rank;
+		} else {
+			uint32_t mine = (range - rank + width - 1u) / width; /* entries of this member */
+			uint32_t ready = gnio_rx_ring_scan(q, base + rank, mine, width);
+			r = ready == mine ? range : rank + ready * width;
+		}
+	}
+	if (hdr_warp && rank < GNIO_RX_HDR_PAIRS) {
+		if (!gnio_rx_hdr_pair_ready(ha, hb, base, q->size_log2))
+			return 0; /* the first entry's header is not all there yet */
+		gnio_rx_hdr_keep_pair(q, base, rank, ha, hb);
+	}
+	return r;
 }
 
 GNIO_DEV uint32_t gnio_warp_min_u32(uint32_t v)
@@ -182,11 +205,13 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 	uint64_t start = 0;
 	uint32_t per = 1; /* entries per lane and poll: one while waiting, more once frames flow */
 	int scanned = 0;  /* a poll loaded several entries per lane, relaxed: fence after */
+	int hdr_first = 0; /* the poll that found the first frame brought its header */
 	for (;;) {
 		while (n < want) {
 			uint32_t range = want - n < 32u * per ? want - n : 32u * per;
 			scanned |= range > 32u;
 			uint32_t got = gnio_warp_min_u32(gnio_rxq_scan_member(q, head + n, range, lane, 32u));
+			hdr_first |= n == 0 && got && range <= 32u;
 			n += got;
 			if (got < range)
 				break;
@@ -205,6 +230,8 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 	/* every lane's local meta copies are written; the acquires of one
 	 * lane order the frames' bytes for all (the barrier orders memory) */
 	__syncwarp();
+	if (q->hdr_local)
+		gnio_rx_ring_fill_hdr(q, head, n, lane, 32, hdr_first);
 	if (lane == 0) {
 		q->lc->head = head + n;
 		q->lc->full_at_once = n == want && !start; /* lane 0's clock decided */
@@ -257,6 +284,7 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 	 * GNIO_RX_GROUP_SCAN once a poll found every entry ready. */
 	uint32_t per_poll = nthr;
 	int scanned = 0; /* a poll loaded several entries per thread, relaxed: fence after */
+	int hdr_first = 0; /* the poll that found the first frame brought its header */
 	uint64_t start = 0;
 	for (;;) {
 		while (n < want) {
@@ -275,6 +303,7 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 			__syncthreads();
 			uint32_t got = s_min;
 			__syncthreads(); /* s_min read by all before the next poll resets it */
+			hdr_first |= n == 0 && got && range <= nthr && nthr >= GNIO_RX_HDR_PAIRS;
 			n += got;
 			if (got < range)
 				break;
@@ -296,6 +325,8 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 	/* every thread's local meta copies are written; the acquire loads of
 	 * single-entry polls order the frames' bytes for the whole block */
 	__syncthreads();
+	if (q->hdr_local)
+		gnio_rx_ring_fill_hdr(q, head, n, tid, nthr, hdr_first);
 	if (tid == 0) {
 		q->lc->head = head + n;
 		q->lc->full_at_once = n == want && !start; /* thread 0's clock decided */
@@ -461,6 +492,29 @@ GNIO_DEV uint64_t gnio_gpu_dev_eth_rxq_get_pkt_ts(const struct gnio_gpu_eth_rxq 
 {
 	return gnio_rx_ring_cqe(rxq, packet_idx)->ts_ns;
 }
+/* gnio: the first bytes of frame packet_idx, and in *hdr_bytes how many
+ * there are. On a queue with an inline header (gnio_eth_rxq_set_inline_header)
+ * they are the receive's device-memory copy of the GNIO_RX_HDR_BYTES (42)
+ * bytes that came with the completion, min(42, frame length) of them: reading
+ * them crosses no PCIe link. Without one it is the frame itself (the pool
+ * address, all its bytes), so code written against it runs on either queue.
+ * Read-only: writes go to the frame (gnio_gpu_dev_eth_rxq_get_pkt_addr). */
+/* @since 0.2 dev_rxq_pkt_hdr: Device-side inline header of a received frame, read without a PCIe round trip */
+GNIO_DEV const uint8_t *gnio_gpu_dev_eth_rxq_get_pkt_hdr(const struct gnio_gpu_eth_rxq *rxq, uint64_t packet_idx,
+							 uint32_t *hdr_bytes)
+{
+	const uint64_t meta = gnio_rx_ring_meta(rxq, packet_idx);
+	const uint32_t len = gnio_rx_meta_len(meta);
+	if (!rxq->hdr_local) {
+		if (hdr_bytes)
+			*hdr_bytes = len;
+		return rxq->pool + gnio_rx_meta_off(meta);
+	}
+	if (hdr_bytes)
+		*hdr_bytes = len < GNIO_RX_HDR_BYTES ? len : GNIO_RX_HDR_BYTES;
+	return (const uint8_t *)&rxq->hdr_local[(packet_idx & rxq->mask) * 8u];
+}
+
 /* The key of the RX pool, to send a received frame in place. */
 GNIO_DEV uint32_t gnio_gpu_dev_eth_rxq_get_pkt_mkey(const struct gnio_gpu_eth_rxq *rxq) { return rxq->pkt_mkey; }
 

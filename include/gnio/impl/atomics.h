@@ -49,6 +49,14 @@ GNIO_HD uint32_t gnio_load_relaxed_u32(const uint32_t *p)
 	asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
 	return v;
 }
+/* Two adjacent words in one instruction (16-byte aligned). PTX makes each
+ * element its own single-copy-atomic access, in no given order: a reader
+ * that needs them together must check each one (ring.h's header words carry
+ * their own phase for this). */
+GNIO_HD void gnio_load_relaxed_v2_u64(const uint64_t *p, uint64_t *a, uint64_t *b)
+{
+	asm volatile("ld.relaxed.sys.v2.u64 {%0, %1}, [%2];" : "=l"(*a), "=l"(*b) : "l"(p) : "memory");
+}
 GNIO_HD void gnio_store_release_u64(uint64_t *p, uint64_t v)
 {
 	asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
@@ -119,6 +127,11 @@ GNIO_HD uint64_t gnio_load_acquire_u64(const uint64_t *p) { return __atomic_load
 GNIO_HD uint32_t gnio_load_acquire_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 GNIO_HD uint64_t gnio_load_relaxed_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 GNIO_HD uint32_t gnio_load_relaxed_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+GNIO_HD void gnio_load_relaxed_v2_u64(const uint64_t *p, uint64_t *a, uint64_t *b)
+{
+	*a = __atomic_load_n(p, __ATOMIC_RELAXED);
+	*b = __atomic_load_n(p + 1, __ATOMIC_RELAXED);
+}
 GNIO_HD void gnio_store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 GNIO_HD void gnio_store_release_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 GNIO_HD void gnio_store_relaxed_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }

@@ -25,6 +25,7 @@
 #ifndef GNIO_IMPL_RING_H
 #define GNIO_IMPL_RING_H
 
+#include <string.h>
 #include "atomics.h"
 #include "../error.h"
 
@@ -77,6 +78,64 @@ GNIO_HD uint64_t gnio_rx_meta_off(uint64_t meta) { return meta & GNIO_RX_META_OF
 GNIO_HD uint32_t gnio_rx_meta_len(uint64_t meta) { return (uint32_t)(meta >> GNIO_RX_META_LEN_SHIFT) & GNIO_RX_META_LEN_MAX; }
 GNIO_HD uint32_t gnio_rx_meta_flags(uint64_t meta) { return (uint32_t)(meta >> GNIO_RX_META_FLAG_SHIFT) & 7u; }
 
+/*
+ * The inline header (a queue option, gnio_eth_rxq_set_inline_header): each
+ * completion grows from two words to one 64-byte line, and carries the
+ * frame's first GNIO_RX_HDR_BYTES bytes after meta and ts_ns, so a consumer
+ * that polls the completion gets them in the same PCIe round trip instead of
+ * reading the payload after it (one more round trip, about 1.3 us on the
+ * H200: docs/PERFORMANCE.md).
+ *
+ *   word 0 meta, word 1 ts_ns, words 2..7 the header: header word k carries
+ *   bytes 7k..7k+6 (byte 7k + i in bits 8i..8i+7) and, in bit 63, the phase
+ *   of its entry's lap, as meta does. Bytes past the frame's end are zero.
+ *
+ * The producer writes the header words, then meta, into one line. Every word
+ * is a single-copy-atomic access with its own phase, so a consumer that
+ * loads the line in pieces, in any order, knows the entry is ready when meta
+ * and all six header words show this lap (a waiting group's poll,
+ * eth_rxq.h). A consumer that found meta ready first (acquire, or relaxed
+ * and a fence) may load them after it without looking at their phase: the
+ * release of meta ordered them.
+ */
+#define GNIO_RX_CQE_SHIFT 1u        /* log2 of a completion's words: meta, ts_ns */
+#define GNIO_RX_CQE_INLINE_SHIFT 3u /* ... with an inline header: one 64-byte line */
+#define GNIO_RX_HDR_WORDS 6u
+#define GNIO_RX_HDR_BYTES 42u
+#define GNIO_RX_HDR_DATA_MASK ((1ull << 56) - 1ull)
+/* The consumer loads the header as three 16-byte pairs of words. One
+ * thread loading several pieces of one line waits for them one after
+ * another (four cost 3.3 us on the H200, bench/pcie_probe), while lanes of a
+ * warp loading one piece each in the same instruction make one request. */
+#define GNIO_RX_HDR_PAIRS 3u
+
+/* Producer: the header words of entry idx (completion c, a line), from its
+ * frame, before the entry's meta is posted. */
+GNIO_HD void gnio_rx_ring_put_hdr(struct gnio_rx_cqe *c, uint64_t idx, uint32_t size_log2, const uint8_t *frame,
+				  uint32_t len)
+{
+	uint64_t in[GNIO_RX_HDR_WORDS] = {0}; /* the bytes as 64-bit little-endian words */
+	memcpy(in, frame, len < GNIO_RX_HDR_BYTES ? len : GNIO_RX_HDR_BYTES);
+	uint64_t *w = (uint64_t *)c + 2;
+	const uint64_t phase = gnio_rx_meta_phase(idx, size_log2);
+	GNIO_UNROLL
+	for (uint32_t k = 0; k < GNIO_RX_HDR_WORDS; k++) {
+		/* bits [56k, 56k + 56) of the byte stream */
+		const uint32_t j = (k * 56u) / 64u, sh = (k * 56u) % 64u;
+		uint64_t v = in[j] >> sh;
+		if (sh > 8u && j + 1 < GNIO_RX_HDR_WORDS)
+			v |= in[j + 1] << (64u - sh);
+		gnio_store_relaxed_u64(&w[k], (v & GNIO_RX_HDR_DATA_MASK) | phase);
+	}
+}
+
+/* Do both words of a header pair show the phase of entry idx's lap? */
+GNIO_HD int gnio_rx_hdr_pair_ready(uint64_t a, uint64_t b, uint64_t idx, uint32_t size_log2)
+{
+	const uint64_t phase = gnio_rx_meta_phase(idx, size_log2);
+	return ((a & GNIO_RX_META_PHASE) == phase) & ((b & GNIO_RX_META_PHASE) == phase);
+}
+
 struct gnio_rx_ring_shared {
 	/* Written by the proxy only: count of completions published. The
 	 * consumer polls the completions themselves; prod is for the host
@@ -108,6 +167,9 @@ struct gnio_gpu_eth_rxq {
 	 * reading a frame's address and length after a recv costs no PCIe
 	 * round trip. Written by the receive, read by the whole group. */
 	uint64_t *meta;
+	/* Inline header (NULL when the queue has none): the receive's copy of
+	 * each entry's header bytes, 8 words per entry (device memory). */
+	uint64_t *hdr_local;
 	uint8_t *pool;      /* NULL when no pool was registered: recv says BAD_STATE */
 	uint64_t pool_size;
 	uint32_t size;      /* entries, power of two */
@@ -116,7 +178,14 @@ struct gnio_gpu_eth_rxq {
 	uint32_t slot_size; /* bytes per pool slot (cyclic wires) */
 	uint32_t queue_id;
 	uint32_t pkt_mkey;  /* key of the RX pool, for sending a frame in place */
+	uint32_t cqe_shift; /* log2 of a completion's words: GNIO_RX_CQE_SHIFT or _INLINE_SHIFT */
 };
+
+/* Completion of entry idx (its words are 1 << cqe_shift apart). */
+GNIO_HD struct gnio_rx_cqe *gnio_rx_ring_cqe(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
+{
+	return (struct gnio_rx_cqe *)((uint64_t *)q->cqe + ((idx & q->mask) << q->cqe_shift));
+}
 
 /* Consumer: release the batch handed out last time, so the proxy may reuse its
  * entries and pool bytes. Stores only when there is something new: an idle
@@ -142,6 +211,51 @@ GNIO_HD void gnio_rx_ring_release(const struct gnio_gpu_eth_rxq *q)
 /* A GPU thread keeps about four loads of host memory in flight at once
  * (bench/pcie_probe: 4 loads cost one round trip, 16 cost three). */
 #define GNIO_RX_SCAN_MAX 4u
+
+/* Consumer: load header pair k (header words 2k and 2k + 1) of entry idx. */
+GNIO_HD void gnio_rx_hdr_load_pair(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t *a,
+				   uint64_t *b)
+{
+	gnio_load_relaxed_v2_u64((const uint64_t *)gnio_rx_ring_cqe(q, idx) + 2u + (size_t)2u * k, a, b);
+}
+
+/* Consumer: keep header pair k's 14 bytes in the local copy (bytes
+ * 14k..14k+13), for gnio_gpu_dev_eth_rxq_get_pkt_hdr(). */
+GNIO_HD void gnio_rx_hdr_keep_pair(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t a, uint64_t b)
+{
+	uint8_t *dst = (uint8_t *)&q->hdr_local[(idx & q->mask) * 8u] + (size_t)14u * k;
+	GNIO_UNROLL
+	for (uint32_t i = 0; i < 7u; i++) {
+		dst[i] = (uint8_t)(a >> (8u * i));
+		dst[7u + i] = (uint8_t)(b >> (8u * i));
+	}
+}
+
+/* Consumer, after the acquire that handed out entries [first, first + n):
+ * copy their headers into the local copy, this member's share of the 3n
+ * pairs (consecutive members take the pairs of one entry: one request per
+ * entry), four pairs per round trip. skip_first: the waiting poll that found
+ * the first entry brought its header already. The loads need no phase
+ * check: the release of each meta ordered its header words before it. */
+GNIO_HD void gnio_rx_ring_fill_hdr(const struct gnio_gpu_eth_rxq *q, uint64_t first, uint32_t n, uint32_t rank,
+				   uint32_t width, int skip_first)
+{
+	const uint32_t pairs = n * GNIO_RX_HDR_PAIRS;
+	for (uint32_t j = rank + (skip_first ? GNIO_RX_HDR_PAIRS : 0u); j < pairs; j += 4u * width) {
+		uint64_t a[4], b[4];
+		GNIO_UNROLL
+		for (uint32_t u = 0; u < 4u; u++)
+			if (j + u * width < pairs)
+				gnio_rx_hdr_load_pair(q, first + (j + u * width) / GNIO_RX_HDR_PAIRS,
+						      (j + u * width) % GNIO_RX_HDR_PAIRS, &a[u], &b[u]);
+		GNIO_UNROLL
+		for (uint32_t u = 0; u < 4u; u++)
+			if (j + u * width < pairs)
+				gnio_rx_hdr_keep_pair(q, first + (j + u * width) / GNIO_RX_HDR_PAIRS,
+						      (j + u * width) % GNIO_RX_HDR_PAIRS, a[u], b[u]);
+	}
+}
+
 GNIO_HD uint32_t gnio_rx_ring_scan(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t n, uint32_t stride)
 {
 	/* Constant trip counts and no early exit: m[] stays in registers and
@@ -150,7 +264,7 @@ GNIO_HD uint32_t gnio_rx_ring_scan(const struct gnio_gpu_eth_rxq *q, uint64_t id
 	uint32_t ready = 0, stopped = 0;
 	GNIO_UNROLL
 	for (uint32_t k = 0; k < GNIO_RX_SCAN_MAX; k++)
-		m[k] = k < n ? gnio_load_scan_u64(&q->cqe[(idx + (uint64_t)k * stride) & q->mask].meta) : 0;
+		m[k] = k < n ? gnio_load_scan_u64(&gnio_rx_ring_cqe(q, idx + (uint64_t)k * stride)->meta) : 0;
 	GNIO_UNROLL
 	for (uint32_t k = 0; k < GNIO_RX_SCAN_MAX; k++) {
 		const uint64_t i = idx + (uint64_t)k * stride;
@@ -172,7 +286,7 @@ GNIO_HD uint32_t gnio_rx_ring_scan(const struct gnio_gpu_eth_rxq *q, uint64_t id
 GNIO_HD int gnio_rx_ring_poll_one(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
 {
 	/* ACQUIRE(rx.meta): pairs with RELEASE(rx.meta) in gnio_rx_ring_post(). */
-	const uint64_t m = gnio_load_acquire_u64(&q->cqe[idx & q->mask].meta);
+	const uint64_t m = gnio_load_acquire_u64(&gnio_rx_ring_cqe(q, idx)->meta);
 	if (!gnio_rx_meta_ready(m, idx, q->size_log2))
 		return 0;
 	q->meta[idx & q->mask] = m;
@@ -202,10 +316,7 @@ GNIO_HD uint32_t gnio_rx_ring_take(const struct gnio_gpu_eth_rxq *q, uint32_t ma
 /* Consumer: the meta word of an entry handed out by a receive. */
 GNIO_HD uint64_t gnio_rx_ring_meta(const struct gnio_gpu_eth_rxq *q, uint64_t idx) { return q->meta[idx & q->mask]; }
 
-GNIO_HD const struct gnio_rx_cqe *gnio_rx_ring_cqe(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
-{
-	return &q->cqe[idx & q->mask];
-}
+
 
 /* Producer (proxy, host): free entries, refreshing the cached consumer index
  * only when the cache says the ring is full. */
