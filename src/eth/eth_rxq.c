@@ -255,7 +255,7 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * sizeof(uint64_t), GNIO_GPU_MEM_TYPE_GPU,
 						&q->meta_gpu, NULL), err, fail);
 	if (q->inline_header) /* the receive's copy of the headers: 8 words per entry */
-		GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * 8u * sizeof(uint64_t), GNIO_GPU_MEM_TYPE_GPU,
+		GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * GNIO_RX_HDR_LOCAL_WORDS * sizeof(uint64_t), GNIO_GPU_MEM_TYPE_GPU,
 							&q->hdr_local_gpu, NULL), err, fail);
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, sizeof(struct gnio_rx_ring_local), GNIO_GPU_MEM_TYPE_GPU,
 						&q->lc_gpu, NULL), err, fail);

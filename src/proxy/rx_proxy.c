@@ -117,7 +117,7 @@ void gnio_rx_proxy_fini(struct gnio_rx_proxy *p)
 /* Completion of entry idx (host view). */
 static inline struct gnio_rx_cqe *rx_cqe(const struct gnio_rx_proxy *p, uint64_t idx)
 {
-	return (struct gnio_rx_cqe *)((uint64_t *)p->cqe + ((idx & p->mask) << p->cqe_shift));
+	return gnio_rx_cqe_at(p->cqe, idx, p->mask, p->cqe_shift);
 }
 
 static inline uint8_t *slot(struct gnio_rx_proxy *p, uint64_t idx)

@@ -90,7 +90,7 @@ static struct rx_fix *rx_fix_new(const struct rx_cfg *cfg)
 	f->q.cqe = test_zalloc_line(((size_t)cfg->size << f->q.cqe_shift) * sizeof(uint64_t));
 	f->q.meta = test_zalloc_line((size_t)cfg->size * sizeof(*f->q.meta));
 	if (inline_hdr())
-		f->q.hdr_local = test_zalloc_line((size_t)cfg->size * 8u * sizeof(uint64_t));
+		f->q.hdr_local = test_zalloc_line((size_t)cfg->size * GNIO_RX_HDR_LOCAL_WORDS * sizeof(uint64_t));
 	f->q.pool = f->pool;
 	f->q.pool_size = pool_size;
 	f->q.size = cfg->size;

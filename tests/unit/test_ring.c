@@ -43,7 +43,7 @@ static void rx_fix_add_hdr(struct rx_fix *f)
 	free(f->q.cqe);
 	f->q.cqe_shift = GNIO_RX_CQE_INLINE_SHIFT;
 	f->q.cqe = test_zalloc_line(((size_t)f->q.size << f->q.cqe_shift) * sizeof(uint64_t));
-	f->q.hdr_local = test_zalloc_line((size_t)f->q.size * 8u * sizeof(uint64_t));
+	f->q.hdr_local = test_zalloc_line((size_t)f->q.size * GNIO_RX_HDR_LOCAL_WORDS * sizeof(uint64_t));
 }
 
 static void rx_fix_fini(struct rx_fix *f)

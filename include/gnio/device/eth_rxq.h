@@ -512,7 +512,7 @@ GNIO_DEV const uint8_t *gnio_gpu_dev_eth_rxq_get_pkt_hdr(const struct gnio_gpu_e
 	}
 	if (hdr_bytes)
 		*hdr_bytes = len < GNIO_RX_HDR_BYTES ? len : GNIO_RX_HDR_BYTES;
-	return (const uint8_t *)&rxq->hdr_local[(packet_idx & rxq->mask) * 8u];
+	return (const uint8_t *)&rxq->hdr_local[(packet_idx & rxq->mask) * GNIO_RX_HDR_LOCAL_WORDS];
 }
 
 /* The key of the RX pool, to send a received frame in place. */

@@ -108,6 +108,8 @@ GNIO_HD uint32_t gnio_rx_meta_flags(uint64_t meta) { return (uint32_t)(meta >> G
  * another (four cost 3.3 us on the H200, bench/pcie_probe), while lanes of a
  * warp loading one piece each in the same instruction make one request. */
 #define GNIO_RX_HDR_PAIRS 3u
+/* Words per entry of the consumer's local copy of the headers. */
+#define GNIO_RX_HDR_LOCAL_WORDS 8u
 
 /* Producer: the header words of entry idx (completion c, a line), from its
  * frame, before the entry's meta is posted. */
@@ -181,10 +183,17 @@ struct gnio_gpu_eth_rxq {
 	uint32_t cqe_shift; /* log2 of a completion's words: GNIO_RX_CQE_SHIFT or _INLINE_SHIFT */
 };
 
-/* Completion of entry idx (its words are 1 << cqe_shift apart). */
+/* Completion of entry idx in the array at cqe (either side's view): entries
+ * are 1 << cqe_shift words apart. */
+GNIO_HD struct gnio_rx_cqe *gnio_rx_cqe_at(struct gnio_rx_cqe *cqe, uint64_t idx, uint32_t mask, uint32_t cqe_shift)
+{
+	return (struct gnio_rx_cqe *)((uint64_t *)cqe + ((idx & mask) << cqe_shift));
+}
+
+/* Consumer: completion of entry idx. */
 GNIO_HD struct gnio_rx_cqe *gnio_rx_ring_cqe(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
 {
-	return (struct gnio_rx_cqe *)((uint64_t *)q->cqe + ((idx & q->mask) << q->cqe_shift));
+	return gnio_rx_cqe_at(q->cqe, idx, q->mask, q->cqe_shift);
 }
 
 /* Consumer: release the batch handed out last time, so the proxy may reuse its
@@ -223,7 +232,7 @@ GNIO_HD void gnio_rx_hdr_load_pair(const struct gnio_gpu_eth_rxq *q, uint64_t id
  * 14k..14k+13), for gnio_gpu_dev_eth_rxq_get_pkt_hdr(). */
 GNIO_HD void gnio_rx_hdr_keep_pair(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t a, uint64_t b)
 {
-	uint8_t *dst = (uint8_t *)&q->hdr_local[(idx & q->mask) * 8u] + (size_t)14u * k;
+	uint8_t *dst = (uint8_t *)&q->hdr_local[(idx & q->mask) * GNIO_RX_HDR_LOCAL_WORDS] + (size_t)14u * k;
 	GNIO_UNROLL
 	for (uint32_t i = 0; i < 7u; i++) {
 		dst[i] = (uint8_t)(a >> (8u * i));
@@ -315,8 +324,6 @@ GNIO_HD uint32_t gnio_rx_ring_take(const struct gnio_gpu_eth_rxq *q, uint32_t ma
 
 /* Consumer: the meta word of an entry handed out by a receive. */
 GNIO_HD uint64_t gnio_rx_ring_meta(const struct gnio_gpu_eth_rxq *q, uint64_t idx) { return q->meta[idx & q->mask]; }
-
-
 
 /* Producer (proxy, host): free entries, refreshing the cached consumer index
  * only when the cache says the ring is full. */
