@@ -21,6 +21,9 @@
  */
 #include <cuda_runtime.h>
 
+extern "C" {
+#include "core/errmsg.h"
+}
 #include "apps_priv.h"
 #include "batch_tuner.h"
 #include "gnio/apps/frame.h"
@@ -519,7 +522,7 @@ __device__ __forceinline__ void trace_received(uint64_t *tr, uint64_t end, long 
 }
 
 template <int APP, int SCOPE, int SEND>
-__global__ void app_kernel(struct gnio_app_args args, struct gnio_kernel_ctl *ctl)
+__device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_kernel_ctl *ctl)
 {
 	/* The queue handles, copied into shared memory once: every receive and
 	 * send reads a dozen of their fields one after another, and each system
@@ -713,9 +716,40 @@ __global__ void app_kernel(struct gnio_app_args args, struct gnio_kernel_ctl *ct
 }
 
 template <int APP, int SCOPE, int SEND>
+__global__ void app_kernel(struct gnio_app_args args, struct gnio_kernel_ctl *ctl)
+{
+	app_main<APP, SCOPE, SEND>(args, ctl);
+}
+
+/* The touch app reads every payload byte, and more threads keep more loads
+ * in flight: its block-scope kernel is bounded to fit 1024 threads (64
+ * registers each, a few spilled). The others keep their registers (up to
+ * 96: fewer would spill on the echo path) and launch with what fits. */
+template <int APP, int SCOPE, int SEND>
+__global__ void __launch_bounds__(1024) app_kernel_1024(struct gnio_app_args args, struct gnio_kernel_ctl *ctl)
+{
+	app_main<APP, SCOPE, SEND>(args, ctl);
+}
+
+template <int APP, int SCOPE, int SEND>
 static void launch_one(const struct gnio_app_args &a, uint32_t threads, cudaStream_t s, struct gnio_kernel_ctl *ctl)
 {
-	app_kernel<APP, SCOPE, SEND><<<1, threads, 0, s>>>(a, ctl);
+	/* More threads than the kernel's registers allow would fail the
+	 * launch: run with whole warps that fit, and say so. */
+	constexpr bool wide = APP == APP_TOUCH && SCOPE == SCOPE_BLOCK;
+	void (*kernel)(struct gnio_app_args, struct gnio_kernel_ctl *);
+	if constexpr (wide)
+		kernel = app_kernel_1024<APP, SCOPE, SEND>;
+	else
+		kernel = app_kernel<APP, SCOPE, SEND>;
+	struct cudaFuncAttributes fa;
+	if (cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && threads > (uint32_t)fa.maxThreadsPerBlock) {
+		uint32_t fit = (uint32_t)fa.maxThreadsPerBlock & ~31u;
+		GNIO_LOG_WARN("apps", "%u threads asked, the kernel fits %u (%d registers a thread): launching %u",
+			      threads, fit, fa.numRegs, fit);
+		threads = fit;
+	}
+	kernel<<<1, threads, 0, s>>>(a, ctl);
 }
 
 /* The send scope cannot be wider than the receiving group. */
@@ -768,7 +802,10 @@ template <int APP> static gnio_error_t launch_app(const struct gnio_runner_launc
 		break;
 	}
 	cudaError_t e = cudaGetLastError();
-	return e == cudaSuccess ? GNIO_SUCCESS : GNIO_ERROR_DRIVER;
+	if (e == cudaSuccess)
+		return GNIO_SUCCESS;
+	gnio_set_error_msg("launching the built-in app with %u threads: %s", threads, cudaGetErrorString(e));
+	return GNIO_ERROR_DRIVER;
 }
 
 extern "C" gnio_error_t gnio_app_count_cuda(const struct gnio_runner_launch *l) { return launch_app<APP_COUNT>(l); }

@@ -3,7 +3,8 @@
  * The built-in apps' CUDA kernels (src/apps/apps_cuda.cu) through the runner,
  * and kernels stopped then restarted on the same queues:
  *   count (block scope) -> classify (warp scope, protocol mix) -> count
- *   (thread scope) -> touch (block scope, odd frame length), each a new kernel
+ *   (thread scope) -> touch (block scope, odd frame length) -> touch and count
+ *   with 1024 threads, each a new kernel
  *   on the same RX queue, each with exact frame and byte counts; touch's XOR
  *   digest of every payload word equals the one computed on the host; the
  *   queue's books balance at the end.
@@ -107,9 +108,21 @@ int main(void)
 		 (unsigned long long)want);
 	printf("touch digest %llx matches the host\n", (unsigned long long)want);
 
+	/* A whole block of 1024 threads: touch's kernel is built to fit them;
+	 * count's is not (more registers a thread), so it runs with what fits
+	 * instead of failing the launch. */
+	const uint64_t nwide = 600, wfirst = tfirst + ntouch;
+	a.threads = 1024;
+	run_app(&rig, r, touch, 2, &a, st, GNIO_GEN_UDP, 333, wfirst, nwide);
+	want = host_digest(GNIO_GEN_UDP, 333, wfirst, nwide);
+	GT_CHECK(st->digest == want, "touch with 1024 threads: digest %llx, host %llx",
+		 (unsigned long long)st->digest, (unsigned long long)want);
+	run_app(&rig, r, count, 2, &a, st, GNIO_GEN_UDP, 64, wfirst + nwide, nwide);
+	a.threads = 256;
+
 	struct gnio_eth_rxq_stats rs;
 	GT_OK(gnio_eth_rxq_get_stats(rig.rxq, &rs));
-	uint64_t total = 2000 + nmix + 500 + ntouch;
+	uint64_t total = 2000 + nmix + 500 + ntouch + 2 * nwide;
 	GT_CHECK(rs.rx_packets == total && rs.dropped_total == 0, "rxq: rx %llu dropped %llu, want %llu",
 		 (unsigned long long)rs.rx_packets, (unsigned long long)rs.dropped_total, (unsigned long long)total);
 
