@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Memory types on CUDA: GPU (device memory, no CPU pointer), CPU_GPU (pinned
- * host memory mapped into the GPU: both views see the same bytes), GPU_CPU
+ * host memory mapped into the GPU: both views see the same bytes, also for
+ * the huge-page path of 2 MiB and more), GPU_CPU
  * (device memory through GDRCopy, or CPU_GPU memory when GDRCopy is absent:
  * both views either way, and a kernel's write is seen by the host). The
  * application's own memory (its cudaMalloc, cudaHostAlloc and malloc) is
@@ -19,6 +20,16 @@ __global__ void mem_kernel(uint32_t *dev, const uint32_t *in, uint32_t *out, uin
 		dev[i] = i * 3u + 1u;
 		out[i] = dev[i] + in[i];
 	}
+}
+
+/* The kernel's view of the last two bytes of p[0..len), into out; then it
+ * writes the last one. */
+__global__ void tail_kernel(uint8_t *p, size_t len, uint32_t *out)
+{
+	out[0] = p[len - 2];
+	out[1] = p[len - 1];
+	p[len - 1] = 0x11;
+	__threadfence_system();
 }
 
 int main(void)
@@ -60,6 +71,27 @@ int main(void)
 		uint32_t want = i * 3u + 1u + (i ^ 0x5a5a5a5au);
 		GT_CHECK(((uint32_t *)out_c)[i] == want, "out[%u] = %u, want %u", i, ((uint32_t *)out_c)[i], want);
 	}
+	/* 2 MiB and more takes the huge-page path (mmap, then registered): an
+	 * odd size at the largest alignment is usable to its last byte from
+	 * both views, and frees. */
+	{
+		const size_t odd = (3u << 20) + 12345u;
+		void *hg = NULL, *hc = NULL;
+		GT_OK(gnio_gpu_mem_alloc(g, odd, 1u << 21, GNIO_GPU_MEM_TYPE_CPU_GPU, &hg, &hc));
+		GT_CHECK(hg && hc && ((uintptr_t)hg & ((1u << 21) - 1)) == 0, "huge CPU_GPU: %p / %p", hg, hc);
+		memset(hc, 0x3c, odd);
+		((uint8_t *)hc)[odd - 1] = 0xe7;
+		uint32_t tail[2] = {0, 0};
+		tail_kernel<<<1, 1>>>((uint8_t *)hg, odd, (uint32_t *)dev);
+		GT_CUDA(cudaGetLastError());
+		GT_CUDA(cudaDeviceSynchronize());
+		GT_CUDA(cudaMemcpy(tail, dev, sizeof(tail), cudaMemcpyDeviceToHost));
+		GT_CHECK(tail[0] == 0x3c && tail[1] == 0xe7, "huge CPU_GPU tail through the device view: %02x %02x",
+			 tail[0], tail[1]);
+		GT_CHECK(((volatile uint8_t *)hc)[odd - 1] == 0x11, "device write not seen by the host view");
+		GT_OK(gnio_gpu_mem_free(g, hg));
+	}
+
 	/* GPU memory reads back through a plain copy. */
 	uint32_t probe[4];
 	GT_CUDA(cudaMemcpy(probe, (uint32_t *)dev + 1000, sizeof(probe), cudaMemcpyDeviceToHost));

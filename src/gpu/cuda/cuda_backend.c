@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cuda.h> /* the driver API's types, for cuStreamWriteValue64 (found at run time) */
 #include <cuda_runtime_api.h>
@@ -41,6 +42,7 @@ struct cuda_shift {
 	void *user_gpu;
 	void *base; /* device base (GPU, GPU_CPU) or host base (CPU_GPU) */
 	int gdr;    /* GPU_CPU: the GDRCopy mapping below is live */
+	size_t huge_len; /* CPU_GPU from host_alloc_huge: the mapping's length */
 	struct gnio_gdr_mapping map;
 };
 
@@ -251,6 +253,62 @@ static uintptr_t align_up(uintptr_t v, size_t a)
 	return (v + a - 1) & ~(uintptr_t)(a - 1);
 }
 
+/* Pinned host memory of 2 MiB or more comes from anonymous memory the
+ * kernel may back with transparent huge pages, then registered: a proxy
+ * writing frames into buffers 2 KiB apart crosses a 4 KiB page every other
+ * frame, and with huge pages its TLB covers the whole pool (measured on the
+ * H200's host CPU: docs/PERFORMANCE.md, "Pinned pools in huge pages").
+ * Returns GNIO_ERROR_NOT_SUPPORTED (nothing allocated, no message) when
+ * that cannot be done, and the caller takes cudaHostAlloc instead. */
+#define HUGE_PAGE_SIZE (2u << 20)
+
+static gnio_error_t host_alloc_huge(struct cuda_priv *p, size_t size, size_t align, void **gpu_ptr,
+				    void **cpu_ptr)
+{
+	const size_t len = (size + HUGE_PAGE_SIZE - 1) / HUGE_PAGE_SIZE * HUGE_PAGE_SIZE + HUGE_PAGE_SIZE;
+	uint8_t *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return GNIO_ERROR_NOT_SUPPORTED;
+	uint8_t *user = (uint8_t *)align_up((uintptr_t)map, HUGE_PAGE_SIZE);
+	/* Advice only: without THP (or with it off) these stay 4 KiB pages.
+	 * DONTFORK: a forked child must not share pinned pages copy-on-write
+	 * (a write in the parent would then move its page away from the one
+	 * the GPU reads). */
+	(void)madvise(user, len - (size_t)(user - map), MADV_HUGEPAGE);
+	if (madvise(map, len, MADV_DONTFORK)) {
+		munmap(map, len);
+		return GNIO_ERROR_NOT_SUPPORTED;
+	}
+	/* Fault the pages in now, as cudaHostAlloc does, so the first frames
+	 * pay no page faults. */
+	memset(user, 0, size);
+	void *dev = NULL;
+	if (cudaHostRegister(user, size, cudaHostRegisterMapped | cudaHostRegisterPortable) != cudaSuccess) {
+		cudaGetLastError(); /* not sticky: clear it for the fallback */
+		munmap(map, len);
+		return GNIO_ERROR_NOT_SUPPORTED;
+	}
+	struct cuda_shift *rec = NULL;
+	if (cudaHostGetDevicePointer(&dev, user, 0) != cudaSuccess || ((uintptr_t)dev & (align - 1)) ||
+	    !(rec = calloc(1, sizeof(*rec)))) {
+		cudaGetLastError();
+		cudaHostUnregister(user);
+		munmap(map, len);
+		return GNIO_ERROR_NOT_SUPPORTED;
+	}
+	rec->user_gpu = dev;
+	rec->base = map;
+	rec->huge_len = len;
+	pthread_mutex_lock(&p->lock);
+	rec->next = p->shifts;
+	p->shifts = rec;
+	pthread_mutex_unlock(&p->lock);
+	*gpu_ptr = dev;
+	if (cpu_ptr)
+		*cpu_ptr = user;
+	return GNIO_SUCCESS;
+}
+
 static gnio_error_t cuda_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t align,
 				   enum gnio_gpu_mem_type type, void **gpu_ptr, void **cpu_ptr)
 {
@@ -284,6 +342,9 @@ static gnio_error_t cuda_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t ali
 		return GNIO_SUCCESS;
 
 	case GNIO_GPU_MEM_TYPE_CPU_GPU:
+		if (size >= HUGE_PAGE_SIZE && align <= HUGE_PAGE_SIZE &&
+		    host_alloc_huge(p, size, align ? align : CUDA_NATIVE_ALIGN, gpu_ptr, cpu_ptr) == GNIO_SUCCESS)
+			return GNIO_SUCCESS;
 		/* Portable: usable from every context; Mapped: the GPU reads it in
 		 * place over PCIe (zero copy). */
 		e = cudaHostAlloc(&base, size + extra, cudaHostAllocMapped | cudaHostAllocPortable);
@@ -441,16 +502,25 @@ static gnio_error_t cuda_mem_free(struct gnio_gpu *gpu, enum gnio_gpu_mem_type t
 		free(rec);
 		return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaFree");
 	}
+	if (type == GNIO_GPU_MEM_TYPE_CPU_GPU) {
+		struct cuda_shift *rec = take_shift_rec(p, gpu_ptr);
+		if (rec && rec->huge_len) {
+			e = cudaHostUnregister(cpu_ptr);
+			munmap(rec->base, rec->huge_len);
+			free(rec);
+			return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaHostUnregister");
+		}
+		/* Unshifted: the host base is cpu_ptr (the device view may differ
+		 * without unified addressing). */
+		void *host_base = rec ? rec->base : cpu_ptr;
+		free(rec);
+		e = cudaFreeHost(host_base);
+		return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaFreeHost");
+	}
 	void *base = take_shift(p, gpu_ptr);
 	if (type == GNIO_GPU_MEM_TYPE_GPU) {
 		e = cudaFree(base ? base : gpu_ptr);
 		return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaFree");
-	}
-	if (type == GNIO_GPU_MEM_TYPE_CPU_GPU) {
-		/* Unshifted: the host base is cpu_ptr (the device view may differ
-		 * without unified addressing). */
-		e = cudaFreeHost(base ? base : cpu_ptr);
-		return e == cudaSuccess ? GNIO_SUCCESS : cuda_fail(e, "cudaFreeHost");
 	}
 	return GNIO_ERROR_INVALID_VALUE;
 }
