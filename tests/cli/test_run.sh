@@ -31,6 +31,8 @@ check "stderr says which device and why" grep -q '^gnio: device ' "$TMP/run.err"
 check "defaults: ring auto is 16384 for one queue, batch auto" \
 	[ "$(jq_py "$TMP/run.json" 'd["ring"] == 16384 and d["batch"] == "auto" and 1024 <= d["per_queue"][0]["batch_peak"] <= 8192')" = True ]
 
+check "defaults: burst auto is 256 with a pinned pool" [ "$(jq_py "$TMP/run.json" 'd["burst"]')" = 256 ]
+
 # --- ring and batch: auto by the queue count, or as given -------------------
 "$GNIO" run --json --duration 1 --queues 2 > "$TMP/rq" 2> "$TMP/rq.err"; rc=$?
 last_json "$TMP/rq"
@@ -43,6 +45,15 @@ check "--ring 1024 --batch 64: as given, a fixed batch (rc $rc)" \
 last_json "$TMP/ra"
 check "--ring auto --batch auto are the defaults (rc $rc)" \
 	[ "$(jq_py "$TMP/ra.json" 'd["ring"] == 16384 and d["batch"] == "auto"')" = True ]
+"$GNIO" run --json --duration 1 --burst 64 > "$TMP/rs" 2> "$TMP/rs.err"; rc=$?
+last_json "$TMP/rs"
+check "--burst 64: as given (rc $rc)" [ "$(jq_py "$TMP/rs.json" 'd["burst"] == 64 and d["balanced"]')" = True ]
+"$GNIO" run --json --duration 1 --burst auto > "$TMP/rsa" 2> "$TMP/rsa.err"; rc=$?
+last_json "$TMP/rsa"
+check "--burst auto is the default (rc $rc)" [ "$(jq_py "$TMP/rsa.json" 'd["burst"]')" = 256 ]
+"$GNIO" run --burst 0 --duration 1 > /dev/null 2> "$TMP/s0.err"; rc=$?
+check "--burst 0: exit 2 (got $rc), one line naming --burst" \
+	[ $rc -eq 2 -a "$(wc -l < "$TMP/s0.err")" -eq 1 ] && grep -q -- "--burst" "$TMP/s0.err"
 "$GNIO" run --batch lots --duration 1 > /dev/null 2> "$TMP/bb.err"; rc=$?
 check "--batch lots: exit 2 (got $rc), one line naming --batch and auto" \
 	[ $rc -eq 2 -a "$(wc -l < "$TMP/bb.err")" -eq 1 ] && grep -q -- "--batch.*auto" "$TMP/bb.err"

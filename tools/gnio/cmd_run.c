@@ -70,7 +70,7 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 	gnio_pipeline_cfg_init(&pc, o->wire_spec, o->gpu);
 	pc.queues = o->queues;
 	pc.ring = run_opts_ring(o);
-	pc.burst = o->burst;
+	pc.burst = run_opts_burst(o);
 	pc.slot = o->size > 2048 ? (o->size + 63) / 64 * 64 : 2048;
 	pc.rx_mem = o->rx_mem;
 	pc.flow_control = o->flow_control;

@@ -105,6 +105,7 @@ int run_parse_opts(int argc, char **argv, struct run_opts *o);
 void run_opts_defaults(struct run_opts *o);
 /* The RX ring entries the run uses: --ring, or by the queue count when auto. */
 uint32_t run_opts_ring(const struct run_opts *o);
+uint32_t run_opts_burst(const struct run_opts *o);
 void run_opts_free(struct run_opts *o);
 /* Set one option from text (NULL: a flag without a value, e.g. --json),
  * with every check the flag has. Returns 0, or GNIO_EXIT_USAGE after

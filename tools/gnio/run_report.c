@@ -131,6 +131,7 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	json_str(&j, "wire_error", lv->wire_error);
 	json_str(&j, "rx_mem", o->mem_name);
 	json_u64(&j, "ring", run_opts_ring(o));
+	json_u64(&j, "burst", run_opts_burst(o));
 	if (o->batch)
 		json_u64(&j, "batch", o->batch);
 	else
