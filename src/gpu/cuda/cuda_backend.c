@@ -207,6 +207,15 @@ static void cuda_close(struct gnio_gpu *gpu)
 	gpu->priv = NULL;
 }
 
+/* Publish a filled record: frees look it up from any thread. */
+static void link_shift(struct cuda_priv *p, struct cuda_shift *rec)
+{
+	pthread_mutex_lock(&p->lock);
+	rec->next = p->shifts;
+	p->shifts = rec;
+	pthread_mutex_unlock(&p->lock);
+}
+
 static gnio_error_t remember_shift(struct cuda_priv *p, void *user_gpu, void *base)
 {
 	struct cuda_shift *s = calloc(1, sizeof(*s));
@@ -215,10 +224,7 @@ static gnio_error_t remember_shift(struct cuda_priv *p, void *user_gpu, void *ba
 		return GNIO_ERROR_NO_MEMORY;
 	s->user_gpu = user_gpu;
 	s->base = base;
-	pthread_mutex_lock(&p->lock);
-	s->next = p->shifts;
-	p->shifts = s;
-	pthread_mutex_unlock(&p->lock);
+	link_shift(p, s);
 	return GNIO_SUCCESS;
 }
 
@@ -299,10 +305,7 @@ static gnio_error_t host_alloc_huge(struct cuda_priv *p, size_t size, size_t ali
 	rec->user_gpu = dev;
 	rec->base = map;
 	rec->huge_len = len;
-	pthread_mutex_lock(&p->lock);
-	rec->next = p->shifts;
-	p->shifts = rec;
-	pthread_mutex_unlock(&p->lock);
+	link_shift(p, rec);
 	*gpu_ptr = dev;
 	if (cpu_ptr)
 		*cpu_ptr = user;
@@ -390,10 +393,7 @@ static gnio_error_t cuda_mem_alloc(struct gnio_gpu *gpu, size_t size, size_t ali
 		rec->user_gpu = (void *)user;
 		rec->base = base;
 		rec->gdr = 1;
-		pthread_mutex_lock(&p->lock);
-		rec->next = p->shifts;
-		p->shifts = rec;
-		pthread_mutex_unlock(&p->lock);
+		link_shift(p, rec);
 		*gpu_ptr = (void *)user;
 		if (cpu_ptr)
 			*cpu_ptr = rec->map.cpu;
