@@ -327,21 +327,22 @@ static void test_rx_poll_one(void **state)
 	rx_fix_fini(&f);
 }
 
-/* A waiting group's look at entry idx as eth_rxq.h makes it on the GPU: four
- * members load a pair of header words each, one the completion word; ready
- * only when all of them show the entry's lap. */
+/* A waiting group's look at entry idx as eth_rxq.h makes it on the GPU:
+ * eight members load one word of the entry's line each (the completion
+ * word, the timestamp, the six header words); ready only when the
+ * completion word and every header word show the entry's lap. */
 static int rx_poll_hdr(struct rx_fix *f, uint64_t idx)
 {
-	uint64_t a[GNIO_RX_HDR_PAIRS], b[GNIO_RX_HDR_PAIRS];
+	uint64_t w[GNIO_RX_HDR_WORDS];
 	int ok = 1;
-	for (uint32_t k = 0; k < GNIO_RX_HDR_PAIRS; k++) {
-		gnio_rx_hdr_load_pair(&f->q, idx, k, &a[k], &b[k]);
-		ok &= gnio_rx_hdr_pair_ready(a[k], b[k], idx, f->q.size_log2);
+	for (uint32_t k = 0; k < GNIO_RX_HDR_WORDS; k++) {
+		w[k] = gnio_load_acquire_u64((const uint64_t *)gnio_rx_ring_cqe(&f->q, idx) + 2u + k);
+		ok &= gnio_rx_hdr_word_ready(w[k], idx, f->q.size_log2);
 	}
 	if (!gnio_rx_ring_poll_one(&f->q, idx) || !ok)
 		return 0;
-	for (uint32_t k = 0; k < GNIO_RX_HDR_PAIRS; k++)
-		gnio_rx_hdr_keep_pair(&f->q, idx, k, a[k], b[k]);
+	for (uint32_t k = 0; k < GNIO_RX_HDR_WORDS; k++)
+		gnio_rx_hdr_keep_word(&f->q, idx, k, w[k]);
 	return 1;
 }
 

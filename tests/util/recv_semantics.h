@@ -8,7 +8,8 @@
  * in pinned memory (max, timeout, release, attributes) and writes back what
  * it got and how long the call took. The host feeds frames through the sw
  * peer before and during each call and checks:
- *   look once      timeout 1 on an empty ring: nothing, at once;
+ *   look once      timeout 1 on an empty ring: nothing, at once; with
+ *                  frames there: all of them;
  *   fill to max    timeout 0 (no time limit): waits until max frames came;
  *   fill to timeout  fewer than max: returns what came when the time is up;
  *   max 0          no count limit: everything there, after the timeout;
@@ -16,7 +17,7 @@
  *   attributes     per-packet bytes and timestamps;
  *   release        an explicit release hands the batch back at once;
  *   header         every frame's gnio_gpu_dev_eth_rxq_get_pkt_hdr bytes are
- *                  its first bytes (56 at most with an inline header, all of
+ *                  its first bytes (42 at most with an inline header, all of
  *                  them without), on every request.
  */
 #ifndef GNIO_TESTS_RECV_SEMANTICS_H
@@ -192,6 +193,18 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 0, "look once: nothing there, SUCCESS");
 	RS_CHECK(e->ctl->first == GNIO_GPUNETIO_ETH_RX_NO_PKT, "look once: no first index");
 	RS_CHECK(!e->ctl->full_at_once, "look once on an empty ring: not full at once");
+
+	/* look once with frames there: every one of them, not only the first
+	 * (an inline-header poll takes one entry; the look goes on to the
+	 * rest) */
+	if (rs_send(e, seq, 6, 64))
+		return 1;
+	seq += 6;
+	rs_post(e, 8, 1, 0, 0);
+	if (rs_wait(e, 5000))
+		return 1;
+	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 6, "look once: all 6 frames there");
+	RS_CHECK(e->ctl->first != GNIO_GPUNETIO_ETH_RX_NO_PKT, "look once with frames: a first index");
 
 	/* fill to max, no time limit: 3 frames now, 5 more 50 ms later */
 	if (rs_send(e, seq, 3, 64))

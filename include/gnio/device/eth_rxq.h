@@ -135,28 +135,52 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_thread_impl(const struct gnio_gpu_eth_rxq *q
  * warp looks at 128, a block of 256 threads at 1024, in one PCIe round trip
  * (a thread keeps about four loads in flight). */
 #define GNIO_RX_GROUP_SCAN 4u
+/* The first poll of a receive on a queue with an inline header spends
+ * seven more members on the first entry's line (gnio_rxq_scan_member). */
+#define GNIO_RX_HDR_POLL_EXTRA 7u
 
 /* This member's part of one poll of the group: entries [base, base + range)
  * with stride `width`. Returns the first entry it found not ready (relative
  * to base), or range when all its entries were ready. A member with one
  * entry (range <= width: the group is waiting) loads it with acquire, so a
  * receive made of such polls needs no fence; several entries are loaded
- * relaxed, all in flight at once, and the receive fences after them. */
+ * relaxed, all in flight at once, and the receive fences after them.
+ * first: the receive has found nothing yet. */
 GNIO_DEV uint32_t gnio_rxq_scan_member(const struct gnio_gpu_eth_rxq *q, uint64_t base, uint32_t range,
-				       uint32_t rank, uint32_t width)
+				       uint32_t rank, uint32_t width, int first)
 {
-	/* A waiting poll of a queue with an inline header: the group's first
-	 * warp, every lane alike, also loads the first entry's header pairs in
-	 * one instruction, relaxed (one request: lanes 0-2 each take a pair,
-	 * the rest repeat them), before its acquire looks at the entries. Every
-	 * header word carries its phase: a pair not yet this lap's makes the
-	 * first entry not ready. The acquire of its meta orders the payload as
-	 * before. On the H200 this poll costs one more round trip than the plain
-	 * one at block scope (docs/PERFORMANCE.md, "Inline header"). */
-	uint64_t ha = 0, hb = 0;
-	const int hdr_warp = q->hdr_local && range <= width && width >= GNIO_RX_HDR_PAIRS && rank < 32u;
-	if (hdr_warp)
-		gnio_rx_hdr_load_pair(q, base, rank % GNIO_RX_HDR_PAIRS, &ha, &hb);
+	/* A poll of a receive that has nothing yet, on a queue with an
+	 * inline header (a group of a warp or more; the caller keeps range
+	 * <= width - GNIO_RX_HDR_POLL_EXTRA): members 0-7 load the eight words
+	 * of the first entry's line, member r >= 8 the meta of entry r - 7,
+	 * every one with acquire and, in the first warp, in one instruction,
+	 * so the poll stays one round trip and still looks at `range` entries
+	 * (bench/pcie_probe: lanes loading a piece each in one instruction
+	 * make one request, while a thread's second load of a line waits for
+	 * its first). Every header word carries its lap's phase, so a word not
+	 * yet this lap's makes the first entry not ready; each meta's acquire
+	 * orders its payload as before (docs/PERFORMANCE.md, "Inline
+	 * header"). */
+	if (first && q->hdr_local && width >= 32u) {
+		const uint32_t entry = rank < 8u ? 0u : rank - (8u - 1u);
+		if (rank == 1u || entry >= range)
+			return range; /* the timestamp word, or past the range */
+		const uint64_t idx = base + entry;
+		const uint64_t *line = (const uint64_t *)gnio_rx_ring_cqe(q, idx);
+		/* ACQUIRE(rx.meta), and the header words: each pairs with the
+		 * producer's stores in gnio_rx_ring_post() / _put_hdr(). */
+		const uint64_t w = gnio_load_acquire_u64(line + (rank < 8u ? rank : 0u));
+		if (rank >= 2u && rank < 8u) {
+			if (!gnio_rx_hdr_word_ready(w, idx, q->size_log2))
+				return 0;
+			gnio_rx_hdr_keep_word(q, idx, rank - 2u, w);
+			return range;
+		}
+		if (!gnio_rx_meta_ready(w, idx, q->size_log2))
+			return entry;
+		q->meta[idx & q->mask] = w;
+		return range;
+	}
 	uint32_t r = range;
 	if (rank < range) {
 		if (range <= width) {
@@ -166,11 +190,6 @@ GNIO_DEV uint32_t gnio_rxq_scan_member(const struct gnio_gpu_eth_rxq *q, uint64_
 			uint32_t ready = gnio_rx_ring_scan(q, base + rank, mine, width);
 			r = ready == mine ? range : rank + ready * width;
 		}
-	}
-	if (hdr_warp && rank < GNIO_RX_HDR_PAIRS) {
-		if (!gnio_rx_hdr_pair_ready(ha, hb, base, q->size_log2))
-			return 0; /* the first entry's header is not all there yet */
-		gnio_rx_hdr_keep_pair(q, base, rank, ha, hb);
 	}
 	return r;
 }
@@ -208,10 +227,12 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 	int hdr_first = 0; /* the poll that found the first frame brought its header */
 	for (;;) {
 		while (n < want) {
-			uint32_t range = want - n < 32u * per ? want - n : 32u * per;
+			const int header_poll = n == 0 && q->hdr_local;
+			const uint32_t span = header_poll ? 32u - GNIO_RX_HDR_POLL_EXTRA : 32u * per;
+			uint32_t range = want - n < span ? want - n : span;
 			scanned |= range > 32u;
-			uint32_t got = gnio_warp_min_u32(gnio_rxq_scan_member(q, head + n, range, lane, 32u));
-			hdr_first |= n == 0 && got && range <= 32u;
+			uint32_t got = gnio_warp_min_u32(gnio_rxq_scan_member(q, head + n, range, lane, 32u, n == 0));
+			hdr_first |= header_poll && got;
 			n += got;
 			if (got < range)
 				break;
@@ -288,12 +309,14 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 	uint64_t start = 0;
 	for (;;) {
 		while (n < want) {
-			uint32_t range = want - n < per_poll ? want - n : per_poll;
+			const int header_poll = n == 0 && q->hdr_local && nthr >= 32u;
+			const uint32_t span = header_poll ? nthr - GNIO_RX_HDR_POLL_EXTRA : per_poll;
+			uint32_t range = want - n < span ? want - n : span;
 			scanned |= range > nthr;
 			if (tid == 0)
 				s_min = range;
 			__syncthreads();
-			uint32_t mine = gnio_rxq_scan_member(q, head + n, range, tid, nthr);
+			uint32_t mine = gnio_rxq_scan_member(q, head + n, range, tid, nthr, n == 0);
 			if (to_release) {
 				gnio_rx_ring_release(q);
 				to_release = 0;
@@ -303,7 +326,7 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 			__syncthreads();
 			uint32_t got = s_min;
 			__syncthreads(); /* s_min read by all before the next poll resets it */
-			hdr_first |= n == 0 && got && range <= nthr && nthr >= GNIO_RX_HDR_PAIRS;
+			hdr_first |= header_poll && got;
 			n += got;
 			if (got < range)
 				break;

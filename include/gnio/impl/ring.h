@@ -131,11 +131,10 @@ GNIO_HD void gnio_rx_ring_put_hdr(struct gnio_rx_cqe *c, uint64_t idx, uint32_t 
 	}
 }
 
-/* Do both words of a header pair show the phase of entry idx's lap? */
-GNIO_HD int gnio_rx_hdr_pair_ready(uint64_t a, uint64_t b, uint64_t idx, uint32_t size_log2)
+/* Does a header word show the phase of entry idx's lap? */
+GNIO_HD int gnio_rx_hdr_word_ready(uint64_t w, uint64_t idx, uint32_t size_log2)
 {
-	const uint64_t phase = gnio_rx_meta_phase(idx, size_log2);
-	return ((a & GNIO_RX_META_PHASE) == phase) & ((b & GNIO_RX_META_PHASE) == phase);
+	return (w & GNIO_RX_META_PHASE) == gnio_rx_meta_phase(idx, size_log2);
 }
 
 struct gnio_rx_ring_shared {
@@ -238,6 +237,16 @@ GNIO_HD void gnio_rx_hdr_keep_pair(const struct gnio_gpu_eth_rxq *q, uint64_t id
 		dst[i] = (uint8_t)(a >> (8u * i));
 		dst[7u + i] = (uint8_t)(b >> (8u * i));
 	}
+}
+
+/* Consumer: keep header word k's 7 bytes in the local copy (bytes
+ * 7k..7k+6). */
+GNIO_HD void gnio_rx_hdr_keep_word(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t w)
+{
+	uint8_t *dst = (uint8_t *)&q->hdr_local[(idx & q->mask) * GNIO_RX_HDR_LOCAL_WORDS] + (size_t)7u * k;
+	GNIO_UNROLL
+	for (uint32_t i = 0; i < 7u; i++)
+		dst[i] = (uint8_t)(w >> (8u * i));
 }
 
 /* Consumer, after the acquire that handed out entries [first, first + n):
