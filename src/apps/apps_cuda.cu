@@ -89,18 +89,25 @@ template <int SCOPE> __device__ __forceinline__ int group_any(int pred)
 /* Thread 0 decides whether to go on; the group learns it. The stop flag
  * read and the heartbeat cross PCIe, so thread 0 does them at most every
  * CTL_CYCLES: an idle poll loop then spends its round trips on the ring
- * alone, and a frame arriving is not queued behind control traffic.
- * *did_ctl (thread 0's) says whether this pass did them. */
-#define CTL_CYCLES 20000ll /* about 10 us */
+ * alone, and a frame arriving is not queued behind control traffic. They
+ * also wait until the queue has been quiet for CTL_QUIET_CYCLES after the
+ * last batch (or CTL_MAX_CYCLES passed): in a ping-pong the next frame
+ * comes soon after a reply, and a control pass there made it wait (echo
+ * p50 -0.5 us at block scope, p90 -1 us, docs/PERFORMANCE.md, "Inline
+ * header"). *did_ctl (thread 0's) says whether this pass did them. */
+#define CTL_CYCLES 20000ll        /* about 10 us */
+#define CTL_QUIET_CYCLES 20000ll  /* about 10 us */
+#define CTL_MAX_CYCLES 2000000ll  /* about 1 ms: the stop flag's latency under load */
 template <int SCOPE>
 __device__ __forceinline__ int group_should_stop(struct gnio_kernel_ctl *ctl, uint64_t *hb, int *s_flag,
-						 long long *last_ctl, int *did_ctl)
+						 long long *last_ctl, long long last_batch, int *did_ctl)
 {
 	int stop = 0;
 
 	if (threadIdx.x == 0) {
 		const long long now = clock64();
-		*did_ctl = now - *last_ctl >= CTL_CYCLES;
+		*did_ctl = now - *last_ctl >= CTL_CYCLES &&
+			   (now - last_batch >= CTL_QUIET_CYCLES || now - *last_ctl >= CTL_MAX_CYCLES);
 		if (*did_ctl) {
 			*last_ctl = now;
 			stop = gnio_gpu_dev_kernel_should_stop(ctl);
@@ -541,6 +548,7 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 	const uint32_t tid = threadIdx.x;
 	uint64_t hb = 0;
 	long long last_ctl = 0; /* thread 0's */
+	long long last_batch = 0; /* thread 0's: clock at the end of the last batch */
 	int did_ctl = 0;        /* thread 0's */
 	/* Control traffic (stop flag read, heartbeat, stats) crosses PCIe; while
 	 * frames flow, do it every CTL_EVERY batches, and on every idle pass.
@@ -573,7 +581,7 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 
 	for (;; iter++) {
 		int ctl_pass = last_count == 0 || (iter % CTL_EVERY) == 0;
-		if (ctl_pass && group_should_stop<SCOPE>(ctl, &hb, &s_flag, &last_ctl, &did_ctl))
+		if (ctl_pass && group_should_stop<SCOPE>(ctl, &hb, &s_flag, &last_ctl, last_batch, &did_ctl))
 			break;
 		const long long recv_clk = a.trace ? clock64() : 0;
 		struct batch b = app_recv<SCOPE>(a.rxq, tuner.batch, a.timeout_ns);
@@ -700,6 +708,7 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 				stats_store(a.stats, &s_tot, APP);
 				s_stored = s_tot.batches;
 			}
+			last_batch = clock64();
 		}
 		/* The next loop's barrier (group_should_stop / recv) orders thread
 		 * 0's resets before anyone adds again. Warp and thread scope: the
