@@ -177,6 +177,18 @@ static inline int rs_wait(struct rs_env *e, unsigned timeout_ms)
 		}                                                                                              \
 	} while (0)
 
+/* Send n frames of size bytes, then post a request and wait for its
+ * result; 0 when both went through. */
+static inline int rs_send_and_ask(struct rs_env *e, uint64_t *seq, uint32_t n, uint32_t size, uint32_t max,
+				  uint64_t timeout_ns, int release, int attrs)
+{
+	if (rs_send(e, *seq, n, size))
+		return 1;
+	*seq += n;
+	rs_post(e, max, timeout_ns, release, attrs);
+	return rs_wait(e, 5000);
+}
+
 /* The whole sequence; 0 when every case held, else 1 with e->why. slack_ms
  * bounds how much later than asked a timed-out receive may return. */
 static inline int rs_run(struct rs_env *e, unsigned slack_ms)
@@ -195,13 +207,9 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	RS_CHECK(!e->ctl->full_at_once, "look once on an empty ring: not full at once");
 
 	/* look once with frames there: every one of them, not only the first
-	 * (an inline-header poll takes one entry; the look goes on to the
-	 * rest) */
-	if (rs_send(e, seq, 6, 64))
-		return 1;
-	seq += 6;
-	rs_post(e, 8, 1, 0, 0);
-	if (rs_wait(e, 5000))
+	 * (an inline-header poll spends members on the first entry's line and
+	 * must still look at the entries behind it) */
+	if (rs_send_and_ask(e, &seq, 6, 64, 8, 1, 0, 0))
 		return 1;
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 6, "look once: all 6 frames there");
 	RS_CHECK(e->ctl->first != GNIO_GPUNETIO_ETH_RX_NO_PKT, "look once with frames: a first index");
@@ -225,11 +233,7 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	 * how late a loaded machine or a sanitizer let it start. */
 
 	/* fill to timeout: 5 frames, max 64, 30 ms */
-	if (rs_send(e, seq, 5, 64))
-		return 1;
-	seq += 5;
-	rs_post(e, 64, 30 * ms, 0, 0);
-	if (rs_wait(e, 5000))
+	if (rs_send_and_ask(e, &seq, 5, 64, 64, 30 * ms, 0, 0))
 		return 1;
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 5, "fill to timeout: the 5 frames there");
 	RS_CHECK(!e->ctl->full_at_once, "fill to timeout, short: not full at once");
@@ -237,11 +241,7 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	RS_CHECK(e->ctl->elapsed_ns < (30 + slack_ms) * ms, "fill to timeout: returned soon after the timeout");
 
 	/* max 0: no count limit, ends at the timeout with everything there */
-	if (rs_send(e, seq, 10, 64))
-		return 1;
-	seq += 10;
-	rs_post(e, 0, 20 * ms, 0, 0);
-	if (rs_wait(e, 5000))
+	if (rs_send_and_ask(e, &seq, 10, 64, 0, 20 * ms, 0, 0))
 		return 1;
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 10, "max 0: all 10 frames");
 	RS_CHECK(e->ctl->elapsed_ns >= 20 * ms, "max 0: ended by the timeout");
@@ -253,11 +253,7 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	RS_CHECK(e->ctl->err == GNIO_ERROR_INVALID_VALUE && e->ctl->count == 0, "max 0 and timeout 0: INVALID_VALUE");
 
 	/* attributes: 4 frames of 100 bytes, max 4, no time limit */
-	if (rs_send(e, seq, 4, 100))
-		return 1;
-	seq += 4;
-	rs_post(e, 4, 0, 0, 1);
-	if (rs_wait(e, 5000))
+	if (rs_send_and_ask(e, &seq, 4, 100, 4, 0, 0, 1))
 		return 1;
 	RS_CHECK(e->ctl->err == GNIO_SUCCESS && e->ctl->count == 4, "attributes: 4 frames");
 	RS_CHECK(e->ctl->full_at_once, "all 4 frames there before the receive: full at once");
@@ -265,21 +261,13 @@ static inline int rs_run(struct rs_env *e, unsigned slack_ms)
 	RS_CHECK(e->ctl->attr_ts_ok, "attributes: timestamp per packet");
 
 	/* release: without it the batch stays owned; with it, handed back */
-	if (rs_send(e, seq, 4, 64))
-		return 1;
-	seq += 4;
-	rs_post(e, 4, 0, 0, 0);
-	if (rs_wait(e, 5000))
+	if (rs_send_and_ask(e, &seq, 4, 64, 4, 0, 0, 0))
 		return 1;
 	RS_CHECK(e->ctl->count == 4, "release: 4 frames");
 	if (gnio_eth_rxq_get_stats(e->rxq, &st))
 		return rs_fail(e, "rxq stats");
 	RS_CHECK(st.released + 4 == st.rx_packets, "release: the batch is still held before a release");
-	if (rs_send(e, seq, 4, 64))
-		return 1;
-	seq += 4;
-	rs_post(e, 4, 0, 1, 0);
-	if (rs_wait(e, 5000))
+	if (rs_send_and_ask(e, &seq, 4, 64, 4, 0, 1, 0))
 		return 1;
 	RS_CHECK(e->ctl->count == 4, "release: 4 more frames");
 	if (gnio_eth_rxq_get_stats(e->rxq, &st))

@@ -227,26 +227,21 @@ GNIO_HD void gnio_rx_hdr_load_pair(const struct gnio_gpu_eth_rxq *q, uint64_t id
 	gnio_load_relaxed_v2_u64((const uint64_t *)gnio_rx_ring_cqe(q, idx) + 2u + (size_t)2u * k, a, b);
 }
 
-/* Consumer: keep header pair k's 14 bytes in the local copy (bytes
- * 14k..14k+13), for gnio_gpu_dev_eth_rxq_get_pkt_hdr(). */
-GNIO_HD void gnio_rx_hdr_keep_pair(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t a, uint64_t b)
-{
-	uint8_t *dst = (uint8_t *)&q->hdr_local[(idx & q->mask) * GNIO_RX_HDR_LOCAL_WORDS] + (size_t)14u * k;
-	GNIO_UNROLL
-	for (uint32_t i = 0; i < 7u; i++) {
-		dst[i] = (uint8_t)(a >> (8u * i));
-		dst[7u + i] = (uint8_t)(b >> (8u * i));
-	}
-}
-
 /* Consumer: keep header word k's 7 bytes in the local copy (bytes
- * 7k..7k+6). */
+ * 7k..7k+6), for gnio_gpu_dev_eth_rxq_get_pkt_hdr(). */
 GNIO_HD void gnio_rx_hdr_keep_word(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t w)
 {
 	uint8_t *dst = (uint8_t *)&q->hdr_local[(idx & q->mask) * GNIO_RX_HDR_LOCAL_WORDS] + (size_t)7u * k;
 	GNIO_UNROLL
 	for (uint32_t i = 0; i < 7u; i++)
 		dst[i] = (uint8_t)(w >> (8u * i));
+}
+
+/* Consumer: keep header pair k (words 2k and 2k + 1) in the local copy. */
+GNIO_HD void gnio_rx_hdr_keep_pair(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t a, uint64_t b)
+{
+	gnio_rx_hdr_keep_word(q, idx, 2u * k, a);
+	gnio_rx_hdr_keep_word(q, idx, 2u * k + 1u, b);
 }
 
 /* Consumer, after the acquire that handed out entries [first, first + n):
