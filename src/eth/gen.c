@@ -69,24 +69,18 @@ static const char http_pad_name[] = "X-Pad: ";
 
 enum l4_kind { L4_NONE = 0, L4_UDP, L4_TCP, L4_ICMP };
 
-/* A region of the L4 checksum that changes with seq. */
-struct var_region {
-	uint16_t off;
-	uint16_t len;
-};
-
 struct gen_tpl {
 	const uint8_t *bytes;   /* frame with seq fields and checksums zero */
 	enum gnio_gen_proto proto;
 	uint8_t is_ip;
 	uint8_t l4;
-	uint8_t nvar;
 	uint16_t csum_off;      /* L4 checksum offset, 0 if none */
 	uint16_t ip_len;        /* IPv4 total length */
 	uint32_t tcp_step;      /* sequence space one frame consumes */
 	uint32_t ip_base;       /* partial sums with the seq fields zero */
 	uint32_t l4_base;
-	struct var_region var[3];
+	uint8_t stamp_in_l4;    /* the stamp lies inside the L4 checksum */
+	uint8_t stamp_odd;      /* ... an odd number of bytes off its word grid */
 };
 
 struct gnio_gen {
@@ -99,18 +93,31 @@ struct gnio_gen {
 	uint8_t data[];         /* the templates' bytes */
 };
 
+/* Big-endian stores, one store each where the host is little-endian. */
 static inline void put16(uint8_t *p, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t be = __builtin_bswap16((uint16_t)v);
+
+	memcpy(p, &be, 2);
+#else
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
+#endif
 }
 
 static inline void put32(uint8_t *p, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t be = __builtin_bswap32(v);
+
+	memcpy(p, &be, 4);
+#else
 	p[0] = (uint8_t)(v >> 24);
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
+#endif
 }
 
 static inline uint32_t get16(const uint8_t *p)
@@ -136,16 +143,6 @@ static inline uint32_t fold(uint64_t s)
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
 	return (uint32_t)s;
-}
-
-/* Sum of a region that starts `odd` bytes off the checksum's word grid:
- * shifting by one byte multiplies by 256, which in one's complement is a
- * rotation of the folded 16-bit sum. */
-static inline uint32_t region_sum(const uint8_t *p, uint32_t len, int odd)
-{
-	uint32_t v = fold(sum16(p, len));
-
-	return odd ? (((v << 8) | (v >> 8)) & 0xffff) : v;
 }
 
 static uint32_t proto_min(enum gnio_gen_proto proto)
@@ -488,15 +485,13 @@ static void build_const(const struct gnio_gen_cfg *cfg, enum gnio_gen_proto prot
 	t->is_ip = proto != GNIO_GEN_ARP;
 	t->ip_len = (uint16_t)ip_len;
 
-	/* The L4 bytes that change with seq, for the incremental checksum. */
-	if (t->l4 == L4_UDP || t->l4 == L4_TCP)
-		t->var[t->nvar++] = (struct var_region){ L4_OFF, 2 }; /* source port */
-	if (t->l4 == L4_TCP)
-		t->var[t->nvar++] = (struct var_region){ L4_OFF + 4, 4 }; /* sequence */
-	if (t->l4 == L4_ICMP)
-		t->var[t->nvar++] = (struct var_region){ L4_OFF + 4, 4 }; /* id, seq */
-	if (t->is_ip && ETH_HLEN + ip_len == size) /* stamp inside the L4 checksum */
-		t->var[t->nvar++] = (struct var_region){ (uint16_t)(size - STAMP_LEN), STAMP_LEN };
+	/* The L4 fields that change with seq are the source port, the TCP
+	 * sequence or ICMP id/seq, and the stamp when it lies inside the L4
+	 * checksum; gnio_gen_fill() adds them to l4_base. */
+	if (t->is_ip && ETH_HLEN + ip_len == size) {
+		t->stamp_in_l4 = 1;
+		t->stamp_odd = (uint8_t)((size - STAMP_LEN - L4_OFF) & 1u);
+	}
 }
 
 static inline uint32_t flow_of(uint64_t seq, uint32_t flows, uint32_t flows_mask)
@@ -622,24 +617,64 @@ const struct gnio_gen_cfg *gnio_gen_get_cfg(const struct gnio_gen *gen)
 	return &gen->cfg;
 }
 
+/* Copy a template of size bytes: fixed-size 32-byte moves the compiler
+ * inlines (the last one overlapping) for small frames, memcpy beyond. */
+static inline void copy_template(uint8_t *dst, const uint8_t *src, uint32_t size)
+{
+	uint32_t off;
+
+	if (size > 256u) {
+		memcpy(dst, src, size);
+		return;
+	}
+	for (off = 0; off + 32u <= size; off += 32u)
+		memcpy(dst + off, src + off, 32u);
+	if (off < size)
+		memcpy(dst + size - 32u, src + size - 32u, 32u); /* size >= 60 */
+}
+
+/* A 16-bit value placed `odd` bytes off the checksum's word grid: shifting
+ * by one byte multiplies by 256, which in one's complement is a rotation of
+ * the folded 16-bit sum. */
+static inline uint32_t on_grid(uint32_t v, int odd)
+{
+	return odd ? (((v << 8) | (v >> 8)) & 0xffff) : v;
+}
+
+/* The fast path: the checksums are completed from the values put_vars wrote,
+ * not by reading them back, since none of the seq fields overlap. */
 uint32_t gnio_gen_fill(const struct gnio_gen *gen, uint64_t seq, uint8_t *buf, uint32_t cap)
 {
-	const struct gen_tpl *t;
-	uint32_t size = gen->size;
+	uint32_t size = gen->size, flow, port, x;
 	uint64_t s;
-	unsigned i;
 
 	if (__builtin_expect(cap < size, 0))
 		return 0;
-	t = &gen->tpl[gen->ntpl == 1 ? 0 : (unsigned)(seq % NPROTO)];
-	memcpy(buf, t->bytes, size);
-	put_vars(&gen->cfg, t, flow_of(seq, gen->flows, gen->flows_mask), seq, buf, size);
+	/* A local copy: the byte stores into buf below could alias *gen, and
+	 * would make the compiler load every template field again after each. */
+	const struct gen_tpl tl = gen->tpl[gen->ntpl == 1 ? 0 : (unsigned)(seq % NPROTO)];
+	const struct gen_tpl *t = &tl;
+
+	flow = flow_of(seq, gen->flows, gen->flows_mask);
+	port = (gen->cfg.src_port + flow) & 0xffff;
+	copy_template(buf, t->bytes, size);
+	put_vars(&gen->cfg, t, flow, seq, buf, size);
 	if (!t->is_ip)
 		return size;
-	put16(buf + IP_CSUM_OFF, ~fold(t->ip_base + get16(buf + IP_ID_OFF)) & 0xffff);
+	put16(buf + IP_CSUM_OFF, ~fold(t->ip_base + ((uint32_t)seq & 0xffff)) & 0xffff);
 	s = t->l4_base;
-	for (i = 0; i < t->nvar; i++)
-		s += region_sum(buf + t->var[i].off, t->var[i].len, (int)((t->var[i].off - L4_OFF) & 1u));
+	if (t->l4 == L4_UDP || t->l4 == L4_TCP)
+		s += port;
+	if (t->l4 == L4_TCP) {
+		x = TCP_ISN + (uint32_t)seq * t->tcp_step;
+		s += (x >> 16) + (x & 0xffff);
+	}
+	if (t->l4 == L4_ICMP)
+		s += port + ((uint32_t)seq & 0xffff);
+	if (t->stamp_in_l4)
+		s += on_grid(fold((uint64_t)STAMP_MAGIC + ((seq >> 32) & 0xffff) + ((seq >> 16) & 0xffff) +
+				  (seq & 0xffff)),
+			     t->stamp_odd);
 	put_l4_csum(buf, t, s);
 	return size;
 }

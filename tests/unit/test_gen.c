@@ -329,7 +329,9 @@ static void test_determinism(void **state)
 /* The template path must give the reference builder's bytes exactly. */
 static void test_fast_fill_equals_build(void **state)
 {
-	static const uint32_t sizes[] = { 97, 98, 99, 100, 101, 333, 1514, 9215, 9216 };
+	/* 60-65: the small frames the sw wire makes most, odd and even, where
+	 * the stamp falls on and off the checksum's word grid */
+	static const uint32_t sizes[] = { 60, 61, 64, 65, 97, 98, 99, 100, 101, 333, 1514, 9215, 9216 };
 	static const uint32_t flows[] = { 1, 3, 4 };
 	uint8_t *a = malloc(GNIO_GEN_MAX_FRAME), *b = malloc(GNIO_GEN_MAX_FRAME);
 
@@ -342,6 +344,8 @@ static void test_fast_fill_equals_build(void **state)
 				struct gnio_gen_cfg c;
 				struct gnio_gen *g;
 
+				if (sizes[si] < gnio_gen_min_frame(p))
+					continue;
 				cfg_for(&c, p, sizes[si]);
 				c.flows = flows[fi];
 				c.src_port = 65534; /* port wraps past 65535 */
