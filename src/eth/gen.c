@@ -501,26 +501,47 @@ static inline uint32_t flow_of(uint64_t seq, uint32_t flows, uint32_t flows_mask
 	return flows_mask ? (uint32_t)(seq & flows_mask) : (uint32_t)(seq % flows);
 }
 
-/* Write the bytes that depend on seq (checksums excepted). */
-static inline void put_vars(const struct gnio_gen_cfg *cfg, const struct gen_tpl *t, uint32_t flow,
-			    uint64_t seq, uint8_t *f, uint32_t size)
+/* A 16-bit value placed `odd` bytes off the checksum's word grid: shifting
+ * by one byte multiplies by 256, which in one's complement is a rotation of
+ * the folded 16-bit sum. */
+static inline uint32_t on_grid(uint32_t v, int odd)
 {
-	uint32_t port = (cfg->src_port + flow) & 0xffff;
+	return odd ? (((v << 8) | (v >> 8)) & 0xffff) : v;
+}
+
+/* Write the bytes that depend on seq (checksums excepted); returns what
+ * they add to the L4 checksum, for gnio_gen_fill() (none of them overlap). */
+static inline uint64_t put_vars(const struct gnio_gen_cfg *cfg, const struct gen_tpl *t, uint32_t flow,
+				uint64_t seq, uint8_t *f, uint32_t size)
+{
+	uint32_t port = (cfg->src_port + flow) & 0xffff, tcp_seq;
 	uint8_t *s = f + size - STAMP_LEN;
+	uint64_t sum = 0;
 
 	if (t->is_ip)
 		put16(f + IP_ID_OFF, (uint32_t)seq & 0xffff);
-	if (t->l4 == L4_UDP || t->l4 == L4_TCP)
+	if (t->l4 == L4_UDP || t->l4 == L4_TCP) {
 		put16(f + L4_OFF, port);
-	if (t->l4 == L4_TCP)
-		put32(f + L4_OFF + 4, TCP_ISN + (uint32_t)seq * t->tcp_step);
+		sum += port;
+	}
+	if (t->l4 == L4_TCP) {
+		tcp_seq = TCP_ISN + (uint32_t)seq * t->tcp_step;
+		put32(f + L4_OFF + 4, tcp_seq);
+		sum += (tcp_seq >> 16) + (tcp_seq & 0xffff);
+	}
 	if (t->l4 == L4_ICMP) {
 		put16(f + L4_OFF + 4, port); /* echo identifier: per flow */
 		put16(f + L4_OFF + 6, (uint32_t)seq & 0xffff);
+		sum += port + ((uint32_t)seq & 0xffff);
 	}
 	put16(s, STAMP_MAGIC);
 	put16(s + 2, (uint32_t)(seq >> 32) & 0xffff);
 	put32(s + 4, (uint32_t)seq);
+	if (t->stamp_in_l4)
+		sum += on_grid(fold((uint64_t)STAMP_MAGIC + ((seq >> 32) & 0xffff) + ((seq >> 16) & 0xffff) +
+				    (seq & 0xffff)),
+			       t->stamp_odd);
+	return sum;
 }
 
 /* Pseudo header plus the L4 region, with whatever is in f now. */
@@ -557,7 +578,7 @@ uint32_t gnio_gen_build(const struct gnio_gen_cfg *cfg, uint64_t seq, uint8_t *b
 	size = cfg->frame_size;
 	flows = cfg->flows;
 	build_const(cfg, proto_of(cfg, seq), buf, &t);
-	put_vars(cfg, &t, flow_of(seq, flows, 0), seq, buf, size);
+	(void)put_vars(cfg, &t, flow_of(seq, flows, 0), seq, buf, size); /* sums every byte below */
 	if (t.is_ip) {
 		put16(buf + IP_CSUM_OFF, ~fold(sum16(buf + ETH_HLEN, IP_HLEN)) & 0xffff);
 		put_l4_csum(buf, &t, l4_sum(buf, &t));
@@ -633,20 +654,12 @@ static inline void copy_template(uint8_t *dst, const uint8_t *src, uint32_t size
 		memcpy(dst + size - 32u, src + size - 32u, 32u); /* size >= 60 */
 }
 
-/* A 16-bit value placed `odd` bytes off the checksum's word grid: shifting
- * by one byte multiplies by 256, which in one's complement is a rotation of
- * the folded 16-bit sum. */
-static inline uint32_t on_grid(uint32_t v, int odd)
-{
-	return odd ? (((v << 8) | (v >> 8)) & 0xffff) : v;
-}
-
-/* The fast path: the checksums are completed from the values put_vars wrote,
- * not by reading them back, since none of the seq fields overlap. */
+/* The fast path: the checksums are completed from the values put_vars
+ * wrote, not by reading them back. */
 uint32_t gnio_gen_fill(const struct gnio_gen *gen, uint64_t seq, uint8_t *buf, uint32_t cap)
 {
-	uint32_t size = gen->size, flow, port, x;
-	uint64_t s;
+	uint32_t size = gen->size;
+	uint64_t l4_vars;
 
 	if (__builtin_expect(cap < size, 0))
 		return 0;
@@ -655,27 +668,12 @@ uint32_t gnio_gen_fill(const struct gnio_gen *gen, uint64_t seq, uint8_t *buf, u
 	const struct gen_tpl tl = gen->tpl[gen->ntpl == 1 ? 0 : (unsigned)(seq % NPROTO)];
 	const struct gen_tpl *t = &tl;
 
-	flow = flow_of(seq, gen->flows, gen->flows_mask);
-	port = (gen->cfg.src_port + flow) & 0xffff;
 	copy_template(buf, t->bytes, size);
-	put_vars(&gen->cfg, t, flow, seq, buf, size);
+	l4_vars = put_vars(&gen->cfg, t, flow_of(seq, gen->flows, gen->flows_mask), seq, buf, size);
 	if (!t->is_ip)
 		return size;
 	put16(buf + IP_CSUM_OFF, ~fold(t->ip_base + ((uint32_t)seq & 0xffff)) & 0xffff);
-	s = t->l4_base;
-	if (t->l4 == L4_UDP || t->l4 == L4_TCP)
-		s += port;
-	if (t->l4 == L4_TCP) {
-		x = TCP_ISN + (uint32_t)seq * t->tcp_step;
-		s += (x >> 16) + (x & 0xffff);
-	}
-	if (t->l4 == L4_ICMP)
-		s += port + ((uint32_t)seq & 0xffff);
-	if (t->stamp_in_l4)
-		s += on_grid(fold((uint64_t)STAMP_MAGIC + ((seq >> 32) & 0xffff) + ((seq >> 16) & 0xffff) +
-				  (seq & 0xffff)),
-			     t->stamp_odd);
-	put_l4_csum(buf, t, s);
+	put_l4_csum(buf, t, t->l4_base + l4_vars);
 	return size;
 }
 
