@@ -14,7 +14,12 @@
  *     MACs in place and releases a tag, the host thread spins on the tag.
  *     The ring protocol's own round trip, without proxies or wires; then the
  *     same with one step left out at a time (the acquire fence, the header
- *     read, the frame), with the GPU's own clock after each step.
+ *     read, the frame), with the GPU's own clock after each step;
+ *   - the send's steps on a real TX ring (ring.h): after an acquire poll,
+ *     the reservation as each sharing mode makes it (a plain read and write
+ *     of the ticket counter in device memory, or a CAS at block or device
+ *     scope), then the hold mark, the descriptor and its released tag,
+ *     which a host thread acting as the TX proxy waits for.
  *
  * One thread (or one warp) times R repetitions of each pattern with clock64
  * and prints the median in nanoseconds. Exit 77 without a usable GPU.
@@ -25,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "gnio/impl/ring.h"
 
 #define REPS 301
 #define LINE_WORDS 16 /* 128-byte lines of uint64_t */
@@ -63,7 +70,7 @@ static __device__ __forceinline__ void st_release(uint64_t *p, uint64_t v)
 }
 
 enum { P_ACQ1, P_REL1, P_REL4, P_REL16, P_RELNM16, P_V2_8, P_CV16, P_WARP32, P_WARP32_ACQ, P_ST_REL, P_ST4_FENCE,
-       P_HDR_V2, P_HDR_SCALAR, P_HDR_WARP_LANE0, P_HDR_WARP_SPREAD, P_COUNT };
+       P_HDR_V2, P_HDR_SCALAR, P_HDR_WARP_LANE0, P_HDR_WARP_SPREAD, P_ACQ2, P_DEV_LD, P_DEV_ST_LD, P_COUNT };
 static const char *const pattern_names[P_COUNT] = {
 	"1 acquire load",
 	"1 relaxed load",
@@ -82,9 +89,15 @@ static const char *const pattern_names[P_COUNT] = {
 	"header: 8 relaxed loads of 1 line + 1 acquire",
 	"header: lane 0 4 v2 + acquire, 31 lanes 1 acquire",
 	"header: lanes 0-3 1 v2 each, 32 lanes 1 acquire",
+	/* can one thread keep two acquire polls in flight? */
+	"2 acquire loads, 2 lines, issued back to back",
+	/* device memory after a system acquire emptied L1: what a consumer
+	 * pays to read its own state (ring.h's local words) */
+	"acquire, then 1 load of device memory (timed)",
+	"acquire, then store + load of 1 device word",
 };
 
-__global__ void probe(uint64_t *host, long long *cycles)
+__global__ void probe(uint64_t *host, uint64_t *dev, long long *cycles)
 {
 	const unsigned lane = threadIdx.x;
 	uint64_t sink = 0;
@@ -93,6 +106,8 @@ __global__ void probe(uint64_t *host, long long *cycles)
 			/* a fresh set of lines each repetition: nothing is cached */
 			uint64_t *base = host + (size_t)((r % 64) * 32) * LINE_WORDS;
 			__syncwarp();
+			if (p == P_DEV_LD || p == P_DEV_ST_LD)
+				sink += ld_acquire(base); /* untimed: empties L1 as a poll does */
 			long long t0 = clock64();
 			if (p == P_WARP32) {
 				sink += ld_relaxed(base + lane * LINE_WORDS);
@@ -183,6 +198,18 @@ __global__ void probe(uint64_t *host, long long *cycles)
 					for (int k = 0; k < 9; k++)
 						sink += v[k];
 					break;
+				case P_ACQ2:
+					v[0] = ld_acquire(base);
+					v[1] = ld_acquire(base + LINE_WORDS);
+					sink += v[0] + v[1];
+					break;
+				case P_DEV_LD:
+					sink += *(volatile uint64_t *)&dev[r % 32 * LINE_WORDS];
+					break;
+				case P_DEV_ST_LD:
+					dev[r % 32 * LINE_WORDS] = sink + (uint64_t)r;
+					sink += dev[r % 32 * LINE_WORDS];
+					break;
 				case P_ST_REL:
 					st_release(base + 8, (uint64_t)r);
 					break;
@@ -271,6 +298,51 @@ __global__ void floor_kernel(struct floor_ctl *c, uint64_t rounds, int shape, lo
 	}
 }
 
+/* The send's steps: the TX ring a kernel sends on, set up by hand (ring.h's
+ * layout): descriptors, completion index and hold words in pinned host
+ * memory, the ticket counter and cached completion in device memory. */
+enum { S_EXCLUSIVE, S_CTA, S_DEVICE, S_COUNT };
+static const char *const send_names[S_COUNT] = {
+	"exclusive: plain read and write of the ticket",
+	"CTA: block-scope CAS on the ticket",
+	"GPU: device-scope CAS on the ticket",
+};
+#define SEND_RING 1024u
+
+__global__ void send_kernel(struct floor_ctl *c, struct gnio_gpu_eth_txq txq, uint64_t rounds, int mode,
+			    long long *legs)
+{
+	__shared__ struct gnio_gpu_eth_txq q; /* as the built-in apps keep it */
+	q = txq;
+	uint32_t *w = (uint32_t *)c->frame;
+	for (uint64_t seq = 1; seq <= rounds; seq++) {
+		while (ld_acquire(&c->meta) != seq)
+			if (ld_relaxed(&c->stop))
+				return;
+		const long long t0 = clock64();
+		uint64_t t = 0;
+		gnio_error_t e;
+		if (mode == S_EXCLUSIVE)
+			e = gnio_tx_ring_reserve_exclusive(&q, 1, &t);
+		else
+			e = gnio_tx_ring_reserve_shared(&q, 1, &t, mode == S_CTA);
+		if (e != GNIO_SUCCESS) {
+			legs[(seq - 1) * 2] = -1; /* the host reports it */
+			return;
+		}
+		const long long t1 = clock64();
+		const uint32_t h0 = (uint32_t)seq;
+		w[0] = h0;
+		w[1] = h0 >> 16;
+		w[2] = h0 << 16;
+		gnio_tx_ring_hold(&q, 0, 0);
+		gnio_tx_ring_commit(&q, t, 0, 0, 64, 0, 0);
+		const long long t2 = clock64();
+		legs[(seq - 1) * 2 + 0] = t1 - t0;
+		legs[(seq - 1) * 2 + 1] = t2 - t1;
+	}
+}
+
 static double now_ns(void)
 {
 	struct timespec t;
@@ -315,10 +387,13 @@ int main(void)
 	CK(cudaHostGetDevicePointer((void **)&host_dev, host, 0));
 	CK(cudaMalloc((void **)&cyc_dev, sizeof(long long) * P_COUNT * REPS));
 	cyc = (long long *)malloc(sizeof(long long) * P_COUNT * REPS);
-	probe<<<1, 32>>>(host_dev, cyc_dev); /* warm-up: module load, TLB */
+	uint64_t *dev_words;
+	CK(cudaMalloc((void **)&dev_words, 32 * LINE_WORDS * sizeof(uint64_t)));
+	CK(cudaMemset(dev_words, 0, 32 * LINE_WORDS * sizeof(uint64_t)));
+	probe<<<1, 32>>>(host_dev, dev_words, cyc_dev); /* warm-up: module load, TLB */
 	CK(cudaGetLastError());
 	CK(cudaDeviceSynchronize());
-	probe<<<1, 32>>>(host_dev, cyc_dev);
+	probe<<<1, 32>>>(host_dev, dev_words, cyc_dev);
 	CK(cudaGetLastError());
 	CK(cudaDeviceSynchronize());
 	CK(cudaMemcpy(cyc, cyc_dev, sizeof(long long) * P_COUNT * REPS, cudaMemcpyDeviceToHost));
@@ -330,6 +405,7 @@ int main(void)
 		printf("  %-46s %8.0f ns\n", pattern_names[p], ns);
 	}
 	cudaFreeHost(host);
+	cudaFree(dev_words);
 	cudaFree(cyc_dev);
 	free(cyc);
 
@@ -388,6 +464,81 @@ int main(void)
 			printf(" | %llu of %llu swapped stale bytes", (unsigned long long)stale, (unsigned long long)rounds);
 		printf("\n");
 	}
+
+	/* the send's steps, each sharing mode back to back */
+	struct gnio_tx_ring_shared *sh, *sh_dev;
+	struct gnio_tx_desc *desc, *desc_dev;
+	uint32_t *hold, *hold_dev;
+	struct gnio_tx_ring_local *lc_dev;
+	CK(cudaHostAlloc((void **)&sh, sizeof(*sh), cudaHostAllocMapped));
+	CK(cudaHostGetDevicePointer((void **)&sh_dev, sh, 0));
+	CK(cudaHostAlloc((void **)&desc, sizeof(*desc) * SEND_RING, cudaHostAllocMapped));
+	CK(cudaHostGetDevicePointer((void **)&desc_dev, desc, 0));
+	CK(cudaHostAlloc((void **)&hold, sizeof(*hold) * 64, cudaHostAllocMapped));
+	CK(cudaHostGetDevicePointer((void **)&hold_dev, hold, 0));
+	CK(cudaMalloc((void **)&lc_dev, sizeof(*lc_dev)));
+	printf("the send's steps on a TX ring of %u (after an acquire poll of host memory), %llu sends each;\n"
+	       "GPU legs are medians of clock64: reserve / hold mark, descriptor and released tag\n",
+	       SEND_RING, (unsigned long long)(rounds - warm));
+	for (int mode = 0; mode < S_COUNT; mode++) {
+		struct gnio_gpu_eth_txq q;
+		memset(&q, 0, sizeof(q));
+		memset(fc, 0, sizeof(*fc));
+		memset(sh, 0, sizeof(*sh));
+		memset(desc, 0, sizeof(*desc) * SEND_RING);
+		memset(hold, 0, sizeof(*hold) * 64);
+		CK(cudaMemset(lc_dev, 0, sizeof(*lc_dev)));
+		q.sh = sh_dev;
+		q.lc = lc_dev;
+		q.desc = desc_dev;
+		q.size = SEND_RING;
+		q.mask = SEND_RING - 1;
+		q.nbufs = 1;
+		q.slot_buf = -1;
+		q.bufs[0].base = (uint8_t *)fc_dev->frame;
+		q.bufs[0].size = sizeof(fc->frame);
+		q.bufs[0].hold = hold_dev;
+		q.bufs[0].elem_size = sizeof(fc->frame);
+		q.bufs[0].mkey = 1;
+		send_kernel<<<1, 1>>>(fc_dev, q, rounds, mode, legs_dev);
+		CK(cudaGetLastError());
+		for (uint64_t seq = 1; seq <= rounds; seq++) {
+			double t0 = now_ns();
+			__atomic_store_n(&fc->meta, seq, __ATOMIC_RELEASE);
+			/* the TX proxy's part: wait for the tag, complete the entry */
+			while (gnio_tx_ring_ready(desc, SEND_RING - 1, seq - 1) == NULL)
+				if (cudaStreamQuery(0) != cudaErrorNotReady)
+					break; /* the kernel left early: reported below */
+			rtt[seq - 1] = now_ns() - t0;
+			__atomic_store_n(&hold[0], GNIO_HOLD_FREE, __ATOMIC_RELAXED);
+			gnio_tx_ring_complete(sh, seq);
+		}
+		__atomic_store_n(&fc->stop, 1, __ATOMIC_RELEASE);
+		CK(cudaDeviceSynchronize());
+		CK(cudaMemcpy(legs, legs_dev, sizeof(long long) * rounds * 2, cudaMemcpyDeviceToHost));
+		for (uint64_t r = 0; r < rounds; r++)
+			if (legs[r * 2] < 0) {
+				fprintf(stderr, "pcie_probe: send steps: reservation %llu failed\n", (unsigned long long)r);
+				return 1;
+			}
+		qsort(rtt + warm, rounds - warm, sizeof(double), cmp_d);
+		const uint64_t m = rounds - warm;
+		double leg_ns[2];
+		for (int l = 0; l < 2; l++) {
+			for (uint64_t r = warm; r < rounds; r++)
+				one[r - warm] = legs[r * 2 + l];
+			qsort(one, m, sizeof(long long), cmp_ll);
+			leg_ns[l] = (double)one[m / 2] * 1e6 / khz;
+		}
+		printf("  %-48s p50 %.2f us  p90 %.2f  p99 %.2f  min %.2f | GPU %.0f / %.0f ns\n", send_names[mode],
+		       rtt[warm + m / 2] / 1e3, rtt[warm + m * 9 / 10] / 1e3, rtt[warm + m * 99 / 100] / 1e3,
+		       rtt[warm] / 1e3, leg_ns[0], leg_ns[1]);
+	}
+	cudaFreeHost(sh);
+	cudaFreeHost(desc);
+	cudaFreeHost(hold);
+	cudaFree(lc_dev);
+
 	cudaFreeHost(fc);
 	cudaFree(legs_dev);
 	free(rtt);
