@@ -497,6 +497,44 @@ GNIO_DEV int gnio_gpu_dev_eth_rxq_last_recv_full_at_once(const struct gnio_gpu_e
 	return rxq->lc->full_at_once != 0;
 }
 
+/* ------------------------------- gnio: the receive's state in shared memory -- */
+
+/* The receive's own state (the next entry, the release mark) lives in device
+ * memory, and every receive reads it before it polls: after a system-scope
+ * acquire has emptied L1, that read is an L2 round trip, about 0.3 us in
+ * front of each poll (bench/pcie_probe). A kernel whose one block is the
+ * queue's only consumer may keep the state in shared memory for its run:
+ *
+ *   __shared__ struct gnio_gpu_eth_rxq q;
+ *   __shared__ gnio_gpu_dev_eth_rxq_state st;
+ *   if (threadIdx.x == 0) {
+ *       q = *rxq;
+ *       gnio_gpu_dev_eth_rxq_state_to_shared(&q, &st);
+ *   }
+ *   __syncthreads();
+ *   ... every receive, release and frame accessor on &q ...
+ *   (one thread, after the last receive and release)
+ *   gnio_gpu_dev_eth_rxq_state_back(rxq, &q);
+ *
+ * The state must go back before the kernel ends: a later kernel on the queue
+ * starts from what device memory holds. */
+typedef struct gnio_rx_ring_local gnio_gpu_dev_eth_rxq_state;
+
+/* @since 0.2 dev_rxq_state_shared: Device-side receive state kept in shared memory for one kernel */
+GNIO_DEV void gnio_gpu_dev_eth_rxq_state_to_shared(struct gnio_gpu_eth_rxq *copy, gnio_gpu_dev_eth_rxq_state *shared)
+{
+	*shared = *copy->lc;
+	copy->lc = shared;
+}
+
+/* Store the state kept with gnio_gpu_dev_eth_rxq_state_to_shared back where
+ * the queue keeps it (rxq: the handle the kernel was given). */
+GNIO_DEV void gnio_gpu_dev_eth_rxq_state_back(const struct gnio_gpu_eth_rxq *rxq, const struct gnio_gpu_eth_rxq *copy)
+{
+	if (copy->lc != rxq->lc)
+		*rxq->lc = *copy->lc;
+}
+
 /* ---------------------------------------------------------- the frames -- */
 
 /* Address of frame packet_idx of a batch (DOCA returns it as an integer).

@@ -429,6 +429,31 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_poll_completion(const struct gnio_gpu
 }
 #endif
 
+/* ---------------------------------- gnio: the send's state in shared memory -- */
+
+/* The send's own state (the ticket counter, the cached completion index, the
+ * notify mark) lives in device memory, and every reservation reads it: after
+ * a system-scope acquire has emptied L1, an L2 round trip (bench/pcie_probe:
+ * the exclusive reservation costs 256 ns, most of it that read). A kernel
+ * whose one block is the queue's only sender (EXCLUSIVE or CTA sharing) may
+ * keep it in shared memory for its run, as gnio_gpu_dev_eth_rxq_state_to_shared
+ * shows for receive; it must go back (gnio_gpu_dev_eth_txq_state_back) before
+ * the kernel ends. Not for GPU sharing: other blocks would not see it. */
+typedef struct gnio_tx_ring_local gnio_gpu_dev_eth_txq_state;
+
+/* @since 0.2 dev_txq_state_shared: Device-side send state kept in shared memory for one kernel */
+GNIO_DEV void gnio_gpu_dev_eth_txq_state_to_shared(struct gnio_gpu_eth_txq *copy, gnio_gpu_dev_eth_txq_state *shared)
+{
+	*shared = *copy->lc;
+	copy->lc = shared;
+}
+
+GNIO_DEV void gnio_gpu_dev_eth_txq_state_back(const struct gnio_gpu_eth_txq *txq, const struct gnio_gpu_eth_txq *copy)
+{
+	if (copy->lc != txq->lc)
+		*txq->lc = *copy->lc;
+}
+
 /* ------------------------------------------------- gnio: slot-style send -- */
 
 /* The queue's own TX pool (gnio_eth_txq_set_pkt_buf), one slot per ring
