@@ -217,11 +217,13 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 	const uint32_t tid = threadIdx.x;
 	const uint32_t nthr = SCOPE == SCOPE_THREAD ? 1u : SCOPE == SCOPE_WARP ? 32u : blockDim.x;
 	const uint32_t mkey = gnio_gpu_dev_eth_rxq_get_pkt_mkey(a.rxq);
-	/* One block sends on the queue: block-scope atomics do, and a whole
-	 * block sending as one group owns it outright. */
+	/* One block sends on the queue: block-scope atomics do, and a group
+	 * that is the only sender owns it outright (a whole block sending as
+	 * one, or the receiving group sending at its own scope: at warp scope
+	 * only warp 0 runs). Owning it saves the CAS on the ticket counter. */
 	constexpr enum gnio_gpu_dev_eth_resource_sharing_mode SHARING =
-		(SEND == SCOPE_BLOCK || SCOPE == SCOPE_THREAD) ? GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE
-							       : GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_CTA;
+		(SEND == SCOPE_BLOCK || SEND == SCOPE) ? GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE
+						       : GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_CTA;
 	constexpr enum gnio_gpu_dev_eth_exec_scope XS = exec_scope<SEND>();
 	uint32_t sent = 0, again = 0, errors = 0, last_err = 0;
 	/* One reservation per round: never more than the ring holds. */
@@ -528,6 +530,15 @@ __device__ __forceinline__ void trace_received(uint64_t *tr, uint64_t end, long 
 	gnio_store_relaxed_u64(&tr[GNIO_APP_TRACE_RECV], end);
 }
 
+/* One thread, before the kernel ends: the queues' state goes back to device
+ * memory, where the next kernel on them starts. */
+__device__ __forceinline__ void put_state_back(const struct gnio_app_args &args, const struct gnio_app_args &a)
+{
+	gnio_gpu_dev_eth_rxq_state_back(args.rxq, a.rxq);
+	if (args.txq)
+		gnio_gpu_dev_eth_txq_state_back(args.txq, a.txq);
+}
+
 template <int APP, int SCOPE, int SEND>
 __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_kernel_ctl *ctl)
 {
@@ -537,6 +548,8 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 	 * (about 1 us per receive and send together on the H200). */
 	__shared__ struct gnio_gpu_eth_rxq s_rxq;
 	__shared__ struct gnio_gpu_eth_txq s_txq;
+	__shared__ gnio_gpu_dev_eth_rxq_state s_rx_state;
+	__shared__ gnio_gpu_dev_eth_txq_state s_tx_state;
 	__shared__ struct app_totals s_tot;
 	__shared__ struct app_batch_acc s_acc;
 	__shared__ int s_flag;
@@ -565,9 +578,15 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 	gnio_batch_tuner_init(&tuner, args.max_batch, gnio_gpu_dev_eth_rxq_get_num_packets(args.rxq));
 
 	if (tid == 0) {
+		/* The queues' own state in shared memory for the run: this block
+		 * is each queue's only consumer and sender, and a receive or a
+		 * reservation then reads no device memory before it polls. */
 		s_rxq = *args.rxq;
-		if (args.txq)
+		gnio_gpu_dev_eth_rxq_state_to_shared(&s_rxq, &s_rx_state);
+		if (args.txq) {
 			s_txq = *args.txq;
+			gnio_gpu_dev_eth_txq_state_to_shared(&s_txq, &s_tx_state);
+		}
 		memset(&s_tot, 0, sizeof(s_tot));
 		memset(&s_acc, 0, sizeof(s_acc));
 		s_stored = 0;
@@ -595,6 +614,7 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 				s_tot.errors++;
 				s_tot.last_error = (uint64_t)b.err;
 				stats_store(a.stats, &s_tot, APP);
+				put_state_back(args, a);
 				gnio_gpu_dev_kernel_set_exit_code(ctl, (uint32_t)b.err);
 			}
 			return;
@@ -720,6 +740,7 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 	gnio_gpu_dev_eth_rxq_release<exec_scope<SCOPE>()>(a.rxq);
 	if (tid == 0) {
 		stats_store(a.stats, &s_tot, APP);
+		put_state_back(args, a);
 		gnio_gpu_dev_kernel_set_exit_code(ctl, 0);
 	}
 }
