@@ -5,6 +5,8 @@
  * when each left. Reports the distribution of (actual - requested) and fails
  * if frames leave early or grossly late, or out of order.
  */
+#include <dirent.h>
+
 #include "gpu_test.h"
 
 /* 2000 frames: the p99 is then the 20th latest, not the second (one
@@ -32,6 +34,51 @@ __global__ void timed_kernel(struct gnio_gpu_eth_txq *q, const uint8_t *__restri
 		gnio_gpu_dev_eth_txq_commit(q, t, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, base + i * STRIDE_NS);
 	}
 	gnio_store_release_u32(sent, N);
+}
+
+/* Why a frame was late, when it was: time the hypervisor ran someone else
+ * on this guest's CPUs (steal, all CPUs, /proc/stat), and how often the
+ * guest's scheduler took the TX proxy's CPU from it (its thread's
+ * nonvoluntary context switches). Both -1 when unreadable. */
+static long long steal_ms(void)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	unsigned long long v[8] = {0};
+	int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+			   &v[5], &v[6], &v[7])
+		  : 0;
+	if (f)
+		fclose(f);
+	long hz = sysconf(_SC_CLK_TCK);
+	return n == 8 && hz > 0 ? (long long)(v[7] * 1000ull / (unsigned long long)hz) : -1;
+}
+
+static long long tx_proxy_preemptions(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	long long total = -1;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[288], line[128];
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		FILE *f = fopen(path, "r");
+		int is_tx = f && fgets(line, sizeof(line), f) && !strncmp(line, "gnio-tx", 7);
+		if (f)
+			fclose(f);
+		if (!is_tx)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		f = fopen(path, "r");
+		long long v;
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
+				total = (total < 0 ? 0 : total) + v;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return total;
 }
 
 struct targs {
@@ -78,6 +125,7 @@ int main(void)
 	struct targs a = {rig.txh, (const uint8_t *)fg, len, gt_now_ns() + 50000000ull, (uint32_t *)sg};
 	GT_OK(gnio_runner_start(r, timed_launch, &a));
 
+	const long long steal0 = steal_ms(), preempt0 = tx_proxy_preemptions();
 	static int64_t err[N];
 	static uint8_t buf[4096];
 	int peer_ts = 1;
@@ -101,6 +149,7 @@ int main(void)
 		uint64_t actual = ts ? ts : now;
 		err[n] = (int64_t)(actual - (a.base + n * STRIDE_NS));
 	}
+	const long long steal1 = steal_ms(), preempt1 = tx_proxy_preemptions();
 	GT_OK(gnio_runner_stop(r, 2000));
 	GT_CHECK(*(volatile uint32_t *)sc == N, "kernel sent %u", *(volatile uint32_t *)sc);
 
@@ -110,6 +159,9 @@ int main(void)
 	       (unsigned long long)(STRIDE_NS / 1000), peer_ts ? "the wire's send timestamp" : "host pickup");
 	printf("  min %.1f us  median %.1f us  p99 %.1f us  max %.1f us\n", mn / 1e3, med / 1e3, p99 / 1e3,
 	       mx / 1e3);
+	printf("  while it ran: %lld ms stolen by the hypervisor (all CPUs), TX proxy preempted %lld times%s\n",
+	       steal0 >= 0 && steal1 >= 0 ? steal1 - steal0 : -1, preempt0 >= 0 && preempt1 >= 0 ? preempt1 - preempt0 : -1,
+	       steal0 < 0 || preempt0 < 0 ? " (-1: not readable)" : "");
 	struct gnio_eth_txq_stats st;
 	GT_OK(gnio_eth_txq_get_stats(rig.txq, &st));
 	GT_CHECK(st.timed_sends == N, "timed_sends %llu", (unsigned long long)st.timed_sends);
