@@ -3,7 +3,8 @@
 # (`make bench`), in one sitting, into one results folder:
 #   1. bench/matrix.sh: gnio run over wires (null, sw), frame sizes, queue
 #      counts and payload placements on the best device present -> matrix.jsonl
-#   2. the echo round-trip latency (gnio_latency_bench) -> latency.json, and
+#   2. the echo round-trip latency (gnio_latency_bench) -> latency.json, on a
+#      GPU with warp scope and inline headers too -> latency-fast.json, and
 #      at 1000 frames/s with the proxies polling adaptively -> latency-adaptive.json
 #   3. launch patterns (bench/launch_patterns.cu, CUDA builds; skipped with
 #      a reason where no GPU is usable) -> launch_patterns.json
@@ -115,6 +116,18 @@ if [ "$LATENCY" = 1 ] && [ -x "$BUILD/bench/gnio_latency_bench" ]; then
 	rc=$?
 	tail -1 "$OUT/latency.json"
 	[ $rc -ne 0 ] && [ $rc -ne 77 ] && { echo "bench: latency failed (rc $rc, see latency.err)"; FAILED=1; }
+	# On a GPU, the settings that answer fastest too: one warp receives and
+	# sends, and the completions carry the header (docs/PERFORMANCE.md,
+	# "Inline header").
+	if [ -z "${GNIO_LATENCY_ARGS:-}" ] && [ "$LAT_DEF" = "--size 64 --count 20000" ]; then
+		FAST_ARGS="$LAT_DEF --recv-scope warp --inline-header"
+		echo "bench: echo round trip, fastest settings (gnio_latency_bench $FAST_ARGS --json)"
+		# shellcheck disable=SC2086
+		"$BUILD/bench/gnio_latency_bench" $FAST_ARGS --json >"$OUT/latency-fast.json" 2>"$OUT/latency-fast.err"
+		rc=$?
+		tail -1 "$OUT/latency-fast.json"
+		[ $rc -ne 0 ] && [ $rc -ne 77 ] && { echo "bench: fast latency failed (rc $rc)"; FAILED=1; }
+	fi
 	# The adaptive target: an idle-looking queue (1000 frames/s) whose
 	# proxies sleep between frames must still answer within 10 us.
 	ADA_DEF="--size 64 --proxy-poll adaptive --interval-us 1000 --count 3000 --warmup 200"
