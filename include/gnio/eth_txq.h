@@ -55,7 +55,16 @@ struct gnio_eth_txq_stats {
 	uint64_t tx_copies;    /* of tx_packets, copied by gnio into another buffer first
 				* (device memory staged to the host, or a wire's own TX buffer) */
 	uint64_t tx_notified;  /* completions reported for GNIO_GPUNETIO_ETH_SEND_FLAG_NOTIFY */
+	/* Timed sends handed to the wire more than GNIO_TX_LATE_NS after their
+	 * time. unseen: of those, the ones the proxy had not found in the ring
+	 * before their time (committed late, or queued behind a late frame);
+	 * the rest were there in time and the proxy did not look until later
+	 * (its thread was not running, or a nap ended late). */
+	uint64_t timed_late;
+	uint64_t timed_late_unseen;
+	uint64_t timed_late_max_ns; /* the latest handover, ns after its time */
 };
+#define GNIO_TX_LATE_NS 2000u
 
 /* max_burst_size: frames the proxy moves per wire call, at most the largest
  * ring. Errors: INVALID_VALUE, NO_MEMORY. */

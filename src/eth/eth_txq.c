@@ -385,6 +385,11 @@ static void fold_stats(struct gnio_eth_txq *q, struct gnio_eth_txq_stats *st)
 	st->tx_bytes += __atomic_load_n(&p->tx_bytes, __ATOMIC_RELAXED);
 	st->tx_errors += __atomic_load_n(&p->tx_errors, __ATOMIC_RELAXED);
 	st->timed_sends += __atomic_load_n(&p->timed, __ATOMIC_RELAXED);
+	st->timed_late += __atomic_load_n(&p->timed_late, __ATOMIC_RELAXED);
+	st->timed_late_unseen += __atomic_load_n(&p->timed_late_unseen, __ATOMIC_RELAXED);
+	const uint64_t late_max = __atomic_load_n(&p->timed_late_max_ns, __ATOMIC_RELAXED);
+	if (late_max > st->timed_late_max_ns)
+		st->timed_late_max_ns = late_max;
 	st->tx_in_place += __atomic_load_n(&p->tx_in_place, __ATOMIC_RELAXED);
 	st->tx_copies += __atomic_load_n(&p->tx_copies, __ATOMIC_RELAXED);
 	st->tx_notified += __atomic_load_n(&p->tx_notified, __ATOMIC_ACQUIRE);

@@ -169,10 +169,12 @@ struct gnio_tx_proxy {
 	uint8_t *stage;                 /* burst * max_frame bytes, when a buffer is device memory */
 	uint64_t next;                  /* next descriptor to hand to the wire */
 	uint64_t due_ns;                /* send time of a timed frame waiting at next, 0: none */
+	uint64_t held_idx;              /* 1 + index of the timed frame last found not yet due, 0: none */
 	uint64_t done;                  /* completions published */
 	struct gnio_wire_frame *frames;
 	uint64_t tx_packets, tx_bytes, tx_errors, timed;
 	uint64_t tx_in_place, tx_copies, tx_notified;
+	uint64_t timed_late, timed_late_unseen, timed_late_max_ns;
 };
 
 gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p);

@@ -125,6 +125,9 @@ unsigned gnio_tx_proxy_step(void *arg)
 
 	unsigned n = 0;
 	uint64_t idx = p->next, now = 0;
+	/* The frame found not yet due by an earlier step (at most the one at
+	 * next): read before this step finds the next one. */
+	const uint64_t held = p->held_idx;
 	p->due_ns = 0;
 	while (n < p->burst) {
 		const struct gnio_tx_desc *d = gnio_tx_ring_ready(p->desc, p->mask, idx);
@@ -135,6 +138,7 @@ unsigned gnio_tx_proxy_step(void *arg)
 				now = gnio_gpu_dev_time_ns();
 			if (d->send_at_ns > now) {
 				p->due_ns = d->send_at_ns;
+				p->held_idx = idx + 1; /* seen in time: lateness is the proxy's */
 				break; /* in order: later frames wait behind it */
 			}
 		}
@@ -180,14 +184,22 @@ unsigned gnio_tx_proxy_step(void *arg)
 		return work;
 	unsigned acc = p->ops->tx_burst(p->wq, p->frames, n);
 	if (acc) {
-		uint64_t bytes = 0, in_place = 0, copies = 0, timed = 0;
+		uint64_t bytes = 0, in_place = 0, copies = 0, timed = 0, late = 0, unseen = 0;
 		for (unsigned i = 0; i < acc; i++) {
 			const struct gnio_tx_desc *d = &p->desc[(p->next + i) & p->mask];
 			const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
 			bytes += p->frames[i].len;
 			in_place += b->hold != NULL;
 			copies += !b->cpu || p->frames[i].copied;
-			timed += p->frames[i].send_at_ns != 0;
+			const uint64_t at = p->frames[i].send_at_ns;
+			timed += at != 0;
+			/* now was read for the first timed frame of this step */
+			if (at && now > at + GNIO_TX_LATE_NS) {
+				late++;
+				unseen += held != p->next + i + 1;
+				if (now - at > p->timed_late_max_ns)
+					__atomic_store_n(&p->timed_late_max_ns, now - at, __ATOMIC_RELAXED);
+			}
 		}
 		p->next += acc;
 		/* Complete (and post the notify events) before counting: whoever
@@ -198,6 +210,8 @@ unsigned gnio_tx_proxy_step(void *arg)
 		STAT_ADD(p->tx_in_place, in_place);
 		STAT_ADD(p->tx_copies, copies);
 		STAT_ADD(p->timed, timed);
+		STAT_ADD(p->timed_late, late);
+		STAT_ADD(p->timed_late_unseen, unseen);
 		STAT_ADD_RELEASE(p->tx_packets, acc);
 	}
 	return work + acc;
