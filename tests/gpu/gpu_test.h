@@ -233,6 +233,7 @@ struct gt_rig_cfg {
 	uint32_t max_pkt;
 	enum gnio_gpu_mem_type rx_mem_type;
 	int inline_header;         /* completions carry the frame's first 56 bytes */
+	int poll_mode;             /* enum gnio_poll_mode of the proxies (0: adaptive) */
 };
 
 static inline void gt_rig_cfg_init(struct gt_rig_cfg *c, const char *name)
@@ -277,6 +278,7 @@ static inline gnio_error_t gt_rig_open(struct gt_rig *r, struct gnio_gpu *gpu, c
 	pc.rx_mem = c->rx_mem_type;
 	pc.flow_control = 1; /* tests count every frame: hold frames on the wire, never drop */
 	pc.inline_header = c->inline_header;
+	pc.poll_mode = c->poll_mode;
 	pc.tx = c->tx;
 	pc.tx_only = c->tx && !c->rx;
 	pc.tx_pool = c->tx;

@@ -104,6 +104,10 @@ int main(void)
 	struct gt_rig_cfg rc;
 
 	gt_rig_cfg_init_tx(&rc, "gt_timed", 2048); /* room for every frame: the kernel never waits */
+	/* GNIO_TEST_POLL=busy: a TX proxy that never sleeps, to tell late
+	 * wakes from a thread that does not run (docs/PERFORMANCE.md). */
+	const char *poll = getenv("GNIO_TEST_POLL");
+	rc.poll_mode = poll && !strcmp(poll, "busy") ? GNIO_POLL_BUSY : GNIO_POLL_ADAPTIVE;
 	GT_OK(gt_rig_open(&rig, g, &rc));
 	enum gnio_eth_wait_on_time_type wt = GNIO_ETH_WAIT_ON_TIME_TYPE_NONE;
 	gnio_error_t cap = gnio_eth_txq_cap_get_wait_on_time_offload_supported(gnio_dev_as_devinfo(rig.dev), &wt);
@@ -155,8 +159,9 @@ int main(void)
 
 	qsort(err, N, sizeof(err[0]), gt_cmp_i64);
 	int64_t mn = err[0], med = err[N / 2], p99 = err[(N * 99) / 100], mx = err[N - 1];
-	printf("timed send error (actual - requested), %u frames, %llu us apart, times from %s:\n", N,
-	       (unsigned long long)(STRIDE_NS / 1000), peer_ts ? "the wire's send timestamp" : "host pickup");
+	printf("timed send error (actual - requested), %u frames, %llu us apart, times from %s, %s proxies:\n", N,
+	       (unsigned long long)(STRIDE_NS / 1000), peer_ts ? "the wire's send timestamp" : "host pickup",
+	       rc.poll_mode == GNIO_POLL_BUSY ? "busy" : "adaptive");
 	printf("  min %.1f us  median %.1f us  p99 %.1f us  max %.1f us\n", mn / 1e3, med / 1e3, p99 / 1e3,
 	       mx / 1e3);
 	printf("  while it ran: %lld ms stolen by the hypervisor (all CPUs), TX proxy preempted %lld times%s\n",
@@ -165,6 +170,16 @@ int main(void)
 	struct gnio_eth_txq_stats st;
 	GT_OK(gnio_eth_txq_get_stats(rig.txq, &st));
 	GT_CHECK(st.timed_sends == N, "timed_sends %llu", (unsigned long long)st.timed_sends);
+	printf("  late by more than %.0f us at the proxy: %llu (%llu not in the ring in time), the latest %.1f us\n",
+	       GNIO_TX_LATE_NS / 1e3, (unsigned long long)st.timed_late, (unsigned long long)st.timed_late_unseen,
+	       st.timed_late_max_ns / 1e3);
+	/* The proxy's count and the peer's timestamps see the same frames. */
+	uint64_t late_at_peer = 0;
+	for (uint32_t i = 0; i < N; i++)
+		late_at_peer += err[i] > (int64_t)GNIO_TX_LATE_NS;
+	if (peer_ts)
+		GT_CHECK(st.timed_late <= late_at_peer, "proxy counts %llu late, the wire's stamps %llu",
+			 (unsigned long long)st.timed_late, (unsigned long long)late_at_peer);
 	/* Never early (beyond the clock's microsecond ticks); not grossly late. */
 	GT_CHECK(mn >= -20000, "a frame left %.1f us early", -mn / 1e3);
 	if (gt_under_sanitizer()) {
