@@ -362,6 +362,26 @@ static int cmp_ll(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sort the round trips after warm and print their p50 / p90 / p99 / min, then
+ * the median of each of the nlegs GPU legs (clock64 cycles, legs[r * nlegs +
+ * l]) in ns; scratch holds rounds - warm values. No newline: a caller may
+ * add to the line. */
+static void print_rounds(const char *name, int width, double *rtt, const long long *legs, int nlegs, uint64_t rounds,
+			 uint64_t warm, long long *scratch, int khz)
+{
+	const uint64_t m = rounds - warm;
+	qsort(rtt + warm, m, sizeof(double), cmp_d);
+	printf("  %-*s p50 %.2f us  p90 %.2f  p99 %.2f  min %.2f | GPU", width, name, rtt[warm + m / 2] / 1e3,
+	       rtt[warm + m * 9 / 10] / 1e3, rtt[warm + m * 99 / 100] / 1e3, rtt[warm] / 1e3);
+	for (int l = 0; l < nlegs; l++) {
+		for (uint64_t r = warm; r < rounds; r++)
+			scratch[r - warm] = legs[r * nlegs + l];
+		qsort(scratch, m, sizeof(long long), cmp_ll);
+		printf("%s %.0f", l ? " /" : "", (double)scratch[m / 2] * 1e6 / khz);
+	}
+	printf(" ns");
+}
+
 #define CK(x)                                                                                                   \
 	do {                                                                                                    \
 		cudaError_t e_ = (x);                                                                           \
@@ -448,18 +468,7 @@ int main(void)
 		}
 		CK(cudaDeviceSynchronize());
 		CK(cudaMemcpy(legs, legs_dev, sizeof(long long) * rounds * FLOOR_LEGS, cudaMemcpyDeviceToHost));
-		qsort(rtt + warm, rounds - warm, sizeof(double), cmp_d);
-		const uint64_t m = rounds - warm;
-		double leg_ns[FLOOR_LEGS];
-		for (int l = 0; l < FLOOR_LEGS; l++) {
-			for (uint64_t r = warm; r < rounds; r++)
-				one[r - warm] = legs[r * FLOOR_LEGS + l];
-			qsort(one, m, sizeof(long long), cmp_ll);
-			leg_ns[l] = (double)one[m / 2] * 1e6 / khz;
-		}
-		printf("  %-44s p50 %.2f us  p90 %.2f  p99 %.2f  min %.2f | GPU %.0f / %.0f / %.0f ns", floor_names[shape],
-		       rtt[warm + m / 2] / 1e3, rtt[warm + m * 9 / 10] / 1e3, rtt[warm + m * 99 / 100] / 1e3, rtt[warm] / 1e3,
-		       leg_ns[0], leg_ns[1], leg_ns[2]);
+		print_rounds(floor_names[shape], 44, rtt, legs, FLOOR_LEGS, rounds, warm, one, khz);
 		if (shape == F_NO_FENCE)
 			printf(" | %llu of %llu swapped stale bytes", (unsigned long long)stale, (unsigned long long)rounds);
 		printf("\n");
@@ -521,18 +530,8 @@ int main(void)
 				fprintf(stderr, "pcie_probe: send steps: reservation %llu failed\n", (unsigned long long)r);
 				return 1;
 			}
-		qsort(rtt + warm, rounds - warm, sizeof(double), cmp_d);
-		const uint64_t m = rounds - warm;
-		double leg_ns[2];
-		for (int l = 0; l < 2; l++) {
-			for (uint64_t r = warm; r < rounds; r++)
-				one[r - warm] = legs[r * 2 + l];
-			qsort(one, m, sizeof(long long), cmp_ll);
-			leg_ns[l] = (double)one[m / 2] * 1e6 / khz;
-		}
-		printf("  %-48s p50 %.2f us  p90 %.2f  p99 %.2f  min %.2f | GPU %.0f / %.0f ns\n", send_names[mode],
-		       rtt[warm + m / 2] / 1e3, rtt[warm + m * 9 / 10] / 1e3, rtt[warm + m * 99 / 100] / 1e3,
-		       rtt[warm] / 1e3, leg_ns[0], leg_ns[1]);
+		print_rounds(send_names[mode], 48, rtt, legs, 2, rounds, warm, one, khz);
+		printf("\n");
 	}
 	cudaFreeHost(sh);
 	cudaFreeHost(desc);

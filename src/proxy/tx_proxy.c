@@ -183,6 +183,10 @@ unsigned gnio_tx_proxy_step(void *arg)
 	if (!n)
 		return work;
 	unsigned acc = p->ops->tx_burst(p->wq, p->frames, n);
+	/* A frame seen in time that the wire did not take yet is still the one
+	 * seen in time, whatever this step found behind it. */
+	if (held && held - 1 >= p->next + acc)
+		p->held_idx = held;
 	if (acc) {
 		uint64_t bytes = 0, in_place = 0, copies = 0, timed = 0, late = 0, unseen = 0;
 		for (unsigned i = 0; i < acc; i++) {
