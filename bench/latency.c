@@ -78,6 +78,7 @@ struct opts {
 	const char *app;
 	int send_scope;
 	int inline_header; /* --inline-header: completions carry the first 42 bytes */
+	uint32_t watchers; /* --watchers: warps that poll the RX queue for the echo (CUDA) */
 };
 
 struct pipe {
@@ -145,6 +146,7 @@ static void usage(FILE *f)
 		"                          [--pin CPU] [--legs] [--json] [--app echo|echo-copy]\n"
 		"                          [--send-scope thread|warp|block] [--proxy-poll busy|adaptive]\n"
 		"                          [--interval-us N] [--timeline] [--inline-header]\n"
+		"                          [--watchers N]\n"
 		"Ping-pong one frame at a time through the echo app over an sw wire;\n"
 		"prints round-trip percentiles in microseconds.\n"
 		"  --gpu       device (default: the best present, see gnio_gpu_pick_best)\n"
@@ -169,6 +171,9 @@ static void usage(FILE *f)
 		"  --interval-us pause between round trips (default 0; 1000: 1000 frames/s)\n"
 		"  --inline-header  the RX completions carry the frame's first 42 bytes, so\n"
 		"              the echo reads its addresses without a PCIe round trip\n"
+		"  --watchers  warps that poll the RX queue for a thread or warp receive and\n"
+		"              make its releases, so the echo never waits on host memory\n"
+		"              nor fences (CUDA; default 0)\n"
 		"  --json      last stdout line: one JSON object with the results\n");
 }
 
@@ -207,6 +212,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"proxy-poll", required_argument, NULL, 'Q'},
 		{"interval-us", required_argument, NULL, 'I'},
 		{"inline-header", no_argument, NULL, 'H'},
+		{"watchers", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -302,6 +308,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'H':
 			o->inline_header = 1;
 			break;
+		case 'W':
+			if (parse_u64(optarg, 0, 31, &v))
+				goto bad;
+			o->watchers = (uint32_t)v;
+			break;
 		case 'a':
 			if (strcmp(optarg, "echo") && strcmp(optarg, "echo-copy"))
 				goto bad;
@@ -378,6 +389,7 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o, const char *bu
 	p->args.threads = o->threads;
 	p->args.recv_scope = o->scope;
 	p->args.send_scope = o->send_scope < 0 ? o->scope : o->send_scope;
+	p->args.watchers = o->watchers;
 	if (o->timeline) {
 		p->trace = (uint64_t *)((uint8_t *)q.user_mem_cpu + TRACE_AT);
 		memset(p->trace, 0, GNIO_APP_TRACE_WORDS * sizeof(uint64_t));
@@ -723,9 +735,9 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 	       o->yield ? "yield" : "spin", o->pin, o->size, (unsigned long long)o->count, (unsigned long long)o->warmup, (unsigned long long)s->n,
 	       (unsigned long long)t->sent, (unsigned long long)t->lost, (unsigned long long)t->late,
 	       (unsigned long long)t->corrupt, r[0], r[1], r[2], r[3], r[4], r[5], mean, r[1] / 2, r[3] / 2);
-	printf(",\"proxy_poll\":\"%s\",\"interval_us\":%llu,\"inline_header\":%s",
+	printf(",\"proxy_poll\":\"%s\",\"interval_us\":%llu,\"inline_header\":%s,\"watchers\":%u",
 	       o->proxy_poll == GNIO_POLL_BUSY ? "busy" : "adaptive", (unsigned long long)o->interval_us,
-	       o->inline_header ? "true" : "false");
+	       o->inline_header ? "true" : "false", o->watchers);
 	if (o->legs)
 		printf(",\"to_tx_p50_us\":%.3f,\"to_tx_p99_us\":%.3f,\"from_tx_p50_us\":%.3f,\"from_tx_p99_us\":%.3f",
 		       a50, a99, b50, b99);

@@ -18,8 +18,14 @@
  *   - the send's steps on a real TX ring (ring.h): after an acquire poll,
  *     the reservation as each sharing mode makes it (a plain read and write
  *     of the ticket counter in device memory, or a CAS at block or device
- *     scope), then the hold mark, the descriptor and its released tag,
- *     which a host thread acting as the TX proxy waits for.
+ *     scope), then the hold mark and the descriptor, released, which a
+ *     host thread acting as the TX proxy waits for; and the descriptor
+ *     carrying the frame's new first bytes, with no fence;
+ *   - poll shapes: how soon a block sees a word the host posts and answers,
+ *     with one acquire poll at a time (the receive's waiting shape), with
+ *     several relaxed polls in flight from one thread (same line, or one
+ *     line each), and with several warps polling staggered and handing the
+ *     word on through shared memory.
  *
  * One thread (or one warp) times R repetitions of each pattern with clock64
  * and prints the median in nanoseconds. Exit 77 without a usable GPU.
@@ -31,7 +37,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gnio/impl/ring.h"
+#include "gnio/device/gnio_dev.h"
 
 #define REPS 301
 #define LINE_WORDS 16 /* 128-byte lines of uint64_t */
@@ -301,13 +307,15 @@ __global__ void floor_kernel(struct floor_ctl *c, uint64_t rounds, int shape, lo
 /* The send's steps: the TX ring a kernel sends on, set up by hand (ring.h's
  * layout): descriptors, completion index and hold words in pinned host
  * memory, the ticket counter and cached completion in device memory. */
-enum { S_EXCLUSIVE, S_CTA, S_DEVICE, S_COUNT };
+enum { S_EXCLUSIVE, S_CTA, S_DEVICE, S_HDR, S_COUNT };
 static const char *const send_names[S_COUNT] = {
 	"exclusive: plain read and write of the ticket",
 	"CTA: block-scope CAS on the ticket",
 	"GPU: device-scope CAS on the ticket",
+	"exclusive, header in the descriptor, no fence",
 };
 #define SEND_RING 1024u
+#define SEND_RING_LOG2 10u
 
 __global__ void send_kernel(struct floor_ctl *c, struct gnio_gpu_eth_txq txq, uint64_t rounds, int mode,
 			    long long *legs)
@@ -322,7 +330,7 @@ __global__ void send_kernel(struct floor_ctl *c, struct gnio_gpu_eth_txq txq, ui
 		const long long t0 = clock64();
 		uint64_t t = 0;
 		gnio_error_t e;
-		if (mode == S_EXCLUSIVE)
+		if (mode == S_EXCLUSIVE || mode == S_HDR)
 			e = gnio_tx_ring_reserve_exclusive(&q, 1, &t);
 		else
 			e = gnio_tx_ring_reserve_shared(&q, 1, &t, mode == S_CTA);
@@ -332,14 +340,313 @@ __global__ void send_kernel(struct floor_ctl *c, struct gnio_gpu_eth_txq txq, ui
 		}
 		const long long t1 = clock64();
 		const uint32_t h0 = (uint32_t)seq;
-		w[0] = h0;
-		w[1] = h0 >> 16;
-		w[2] = h0 << 16;
-		gnio_tx_ring_hold(&q, 0, 0);
-		gnio_tx_ring_commit(&q, t, 0, 0, 64, 0, 0);
+		if (mode == S_HDR) {
+			const uint32_t hdr[3] = {h0, h0 >> 16, h0 << 16};
+			gnio_tx_ring_hold(&q, 0, 0);
+			gnio_tx_ring_write(&q, t, 0, 0, 64, 0, 0, (const uint8_t *)hdr, 12, 0);
+		} else {
+			w[0] = h0;
+			w[1] = h0 >> 16;
+			w[2] = h0 << 16;
+			gnio_tx_ring_hold(&q, 0, 0);
+			gnio_tx_ring_commit(&q, t, 0, 0, 64, 0, 0);
+		}
 		const long long t2 = clock64();
 		legs[(seq - 1) * 2 + 0] = t1 - t0;
 		legs[(seq - 1) * 2 + 1] = t2 - t1;
+	}
+}
+
+/* Poll shapes: how soon one block sees a word the host posts, and answers.
+ * The host posts seq into meta (into each of the four replica lines for
+ * the "4 lines" shape) and spins until tag == seq; POLL_STOP ends a kernel.
+ * One frame is in flight, so each round trip is post -> seen -> tag. */
+struct poll_ctl {
+	alignas(128) uint64_t meta[4 * LINE_WORDS]; /* replica r at meta[r * LINE_WORDS] */
+	alignas(128) uint64_t tag;
+	alignas(128) uint64_t cons; /* PW_THEN_RELEASE's released word */
+	alignas(128) uint64_t hold[16];
+	alignas(128) uint64_t desc[16];
+};
+#define POLL_STOP UINT64_MAX
+enum { Q_ONE, Q_ONE_TAG_RELAXED, Q_PIPE2, Q_PIPE4, Q_PIPE4_NOFENCE, Q_PIPE4_LINES, Q_PIPE8, Q_WARPS2, Q_WARPS4,
+       Q_WARPS4_TAG_RELAXED, Q_WARPS2_TAG_RELAXED, Q_WARPS8_TAG_RELAXED, Q_WARPS4_RELAXED_POLLS,
+       Q_WARPS4_PAUSE_RELEASE, Q_WARPS4_TAG_THEN_RELEASE, Q_WARPS4_LINE8, Q_OTHER_SM4, Q_OTHER_SM4_TAG_RELAXED,
+       Q_WARPS4_RELEASER, Q_WARPS4_RELEASER_ECHO, Q_COUNT };
+static const char *const poll_names[Q_COUNT] = {
+	"1 thread, 1 acquire poll at a time, release tag",
+	"1 thread, 1 acquire poll at a time, relaxed tag",
+	"1 thread, 2 relaxed polls in flight, fence on hit",
+	"1 thread, 4 relaxed polls in flight, fence on hit",
+	"1 thread, 4 relaxed polls in flight, no fence",
+	"1 thread, 4 relaxed polls in flight, 4 lines",
+	"1 thread, 8 relaxed polls in flight, fence on hit",
+	"2 warps poll (acquire, staggered) via shared",
+	"4 warps poll (acquire, staggered) via shared",
+	"4 warps poll via shared, relaxed tag",
+	"2 warps poll via shared, relaxed tag",
+	"8 warps poll via shared, relaxed tag",
+	"4 warps, relaxed polls, release tag",
+	"4 warps, polls paused for a release tag",
+	"4 warps, relaxed tag, then paused + release",
+	"4 warps, 8 lanes each load the line, relaxed tag",
+	"4 warps of another SM, via device memory",
+	"4 warps of another SM, relaxed tag",
+	"4 warps, relaxed tag, poller 1 releases after",
+	"as above, 8 lanes, worker stores 3 words",
+};
+/* poll_warps_kernel's options */
+#define PW_TAG_RELAXED 1    /* the tag needs no fence (its words validate themselves) */
+#define PW_RELAXED_POLLS 2  /* pollers load relaxed, not acquire */
+#define PW_PAUSE 4          /* pollers stop issuing loads while the worker releases */
+#define PW_THEN_RELEASE 8   /* relaxed tag, then (paused) a released word on another line */
+#define PW_LINE8 16         /* lanes 0-7 of a poller each load one word of the line */
+#define PW_RELEASER 32      /* relaxed tag; poller 1 then makes the released store */
+#define PW_ECHO 64          /* the worker stores a hold word and a descriptor word before the tag */
+
+static __device__ __forceinline__ void st_relaxed(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+static __device__ __forceinline__ void put_tag(uint64_t *p, uint64_t v, int relaxed)
+{
+	if (relaxed)
+		st_relaxed(p, v);
+	else
+		st_release(p, v);
+}
+
+/* One thread, one acquire poll at a time (the receive's waiting shape). */
+__global__ void poll_one_kernel(struct poll_ctl *c, int tag_relaxed)
+{
+	for (uint64_t seq = 1;; seq++) {
+		uint64_t v;
+		while ((v = ld_acquire(&c->meta[0])) < seq)
+			;
+		if (v == POLL_STOP)
+			return;
+		put_tag(&c->tag, seq, tag_relaxed);
+	}
+}
+
+/* One thread keeps K relaxed polls in flight, issued `spacing` cycles apart
+ * at first; each is issued again as soon as its answer is used, so they
+ * stay staggered. lines: poll k reads replica k % 4 (no two in flight on one
+ * line). */
+template <int K>
+__global__ void poll_pipe_kernel(struct poll_ctl *c, long long spacing, int lines, int fence)
+{
+	uint64_t v[K];
+	long long next = clock64();
+#pragma unroll
+	for (int k = 0; k < K; k++) {
+		v[k] = ld_relaxed(&c->meta[(lines ? k % 4 : 0) * LINE_WORDS]);
+		next += spacing;
+		while (clock64() < next)
+			;
+	}
+	uint64_t seq = 1;
+	for (;;) {
+#pragma unroll
+		for (int k = 0; k < K; k++) {
+			const uint64_t got = v[k]; /* waits for this poll's answer */
+			if (got == POLL_STOP)
+				return;
+			if (got >= seq) {
+				if (fence)
+					asm volatile("fence.acq_rel.sys;" ::: "memory");
+				st_release(&c->tag, seq);
+				seq++;
+			}
+			v[k] = ld_relaxed(&c->meta[(lines ? k % 4 : 0) * LINE_WORDS]);
+		}
+	}
+}
+
+/* Warps 1..W each poll with acquire, started `spacing` cycles apart, and
+ * publish what they saw through shared memory (or, with `seen_dev`, device
+ * memory: the pollers are another block, on another SM); warp 0 waits for
+ * it and answers. */
+__global__ void poll_warps_kernel(struct poll_ctl *c, long long spacing, int opt, unsigned long long *seen_dev)
+{
+	__shared__ unsigned long long seen_sh;
+	__shared__ volatile int pause;
+	__shared__ unsigned long long rel_req;
+	unsigned long long *seen = seen_dev ? seen_dev : &seen_sh;
+	const unsigned warp = threadIdx.x / 32u, lane = threadIdx.x % 32u;
+	const int poller = seen_dev ? blockIdx.x == 1 : warp > 0;
+	if (threadIdx.x == 0) {
+		seen_sh = 0;
+		pause = 0;
+		rel_req = 0;
+	}
+	__syncthreads();
+	if (seen_dev && !poller && warp > 0)
+		return;
+	if (lane >= ((opt & PW_LINE8) && poller ? 8u : 1u))
+		return;
+	if (poller) {
+		const unsigned rank = seen_dev ? warp : warp - 1u;
+		const long long until = clock64() + (long long)rank * spacing;
+		while (clock64() < until)
+			;
+		uint64_t released = 0;
+		for (;;) {
+			while (pause)
+				;
+			if ((opt & PW_RELEASER) && rank == 0 && lane == 0) {
+				uint64_t want;
+				asm volatile("ld.acquire.cta.u64 %0, [%1];" : "=l"(want) : "l"(&rel_req) : "memory");
+				if (want != released) {
+					released = want;
+					st_release(&c->cons, want);
+				}
+			}
+			const unsigned mask = (opt & PW_LINE8) ? 0xffu : 1u;
+			uint64_t v = (opt & PW_RELAXED_POLLS) ? ld_relaxed(&c->meta[lane]) : ld_acquire(&c->meta[lane]);
+			v = __shfl_sync(mask, v, 0); /* lane 0 has the word; the others' loads rode along */
+			if (v == POLL_STOP && lane)
+				return;
+			if (lane)
+				continue;
+			/* RELEASE at block (gpu) scope: what the poll's acquire
+			 * ordered is ordered for the warp that reads `seen` */
+			if (seen_dev)
+				asm volatile("red.release.gpu.max.u64 [%0], %1;" ::"l"(seen), "l"(v) : "memory");
+			else
+				asm volatile("red.release.cta.max.u64 [%0], %1;" ::"l"(seen), "l"(v) : "memory");
+			if (v == POLL_STOP)
+				return;
+		}
+	}
+	for (uint64_t seq = 1;; seq++) {
+		uint64_t v;
+		do {
+			if (seen_dev)
+				asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(seen) : "memory");
+			else
+				asm volatile("ld.acquire.cta.u64 %0, [%1];" : "=l"(v) : "l"(seen) : "memory");
+		} while (v < seq);
+		if (v == POLL_STOP)
+			return;
+		if (opt & PW_PAUSE)
+			pause = 1;
+		if (opt & PW_ECHO) {
+			st_relaxed(&c->hold[seq & 7], seq);
+			st_relaxed(&c->desc[0], seq);
+		}
+		put_tag(&c->tag, seq, opt & (PW_TAG_RELAXED | PW_THEN_RELEASE | PW_RELEASER));
+		if (opt & PW_RELEASER)
+			asm volatile("st.release.cta.u64 [%0], %1;" ::"l"(&rel_req), "l"(seq) : "memory");
+		if (opt & PW_THEN_RELEASE) {
+			pause = 1;
+			st_release(&c->cons, seq);
+		}
+		pause = 0;
+	}
+}
+
+/* The watched echo with the library's own calls: an RX ring with an inline
+ * header and a TX ring set up by hand (ring.h's layout), warp 0 receiving at
+ * WARP scope with two watcher warps and sending each frame back with its
+ * MACs swapped in the descriptor (send_hdr). The host plays both proxies.
+ * GPU legs: the receive's return -> the swapped header in registers -> the
+ * send's return. */
+#define EK_RING 256u
+#define EK_RING_LOG2 8u
+#define EK_SLOT 64u
+#define EK_LEGS 3
+struct ek_args {
+	struct gnio_gpu_eth_rxq rxq;
+	struct gnio_gpu_eth_txq txq;
+	uint64_t rounds;
+	long long *legs; /* device memory, EK_LEGS per frame */
+	int local_shared; /* the receive's copies in shared memory */
+	int watchers;
+	int ring_calls; /* lane 0 sends with ring.h's calls, not the warp send */
+};
+
+__global__ void ek_kernel(struct ek_args a)
+{
+	__shared__ struct gnio_gpu_eth_rxq q;
+	__shared__ struct gnio_gpu_eth_txq tq;
+	__shared__ gnio_gpu_dev_eth_rxq_state rs;
+	__shared__ gnio_gpu_dev_eth_txq_state ts;
+	__shared__ gnio_gpu_dev_eth_rxq_watch w;
+	__shared__ uint64_t s_meta[EK_RING], s_hdr[EK_RING * GNIO_RX_HDR_LOCAL_WORDS];
+	const uint32_t tid = threadIdx.x;
+	if (tid == 0) {
+		q = a.rxq;
+		tq = a.txq;
+		gnio_gpu_dev_eth_rxq_state_to_shared(&q, &rs);
+		gnio_gpu_dev_eth_txq_state_to_shared(&tq, &ts);
+		if (a.local_shared)
+			gnio_gpu_dev_eth_rxq_local_to_shared(&q, s_meta, s_hdr, EK_RING);
+		if (a.watchers)
+			gnio_gpu_dev_eth_rxq_watch_attach(&q, &w, a.watchers);
+	}
+	__syncthreads();
+	if (tid >= 32) {
+		gnio_gpu_dev_eth_rxq_watch_run(&q, tid / 32u - 1u);
+		return;
+	}
+	for (uint64_t done = 0; done < a.rounds;) {
+		uint64_t first;
+		uint32_t n;
+		gnio_gpu_dev_eth_rxq_recv<GNIO_GPUNETIO_ETH_EXEC_SCOPE_WARP>(&q, 1, 1, &first, &n, nullptr);
+		if (!n)
+			continue;
+		const long long t0 = clock64();
+		uint8_t *pkt = nullptr;
+		uint32_t len = 0, hl = 0, h[3] = {0, 0, 0};
+		if (tid == 0) {
+			gnio_gpu_dev_eth_rxq_get_pkt(&q, first, &pkt, &len, nullptr);
+			const uint8_t *src = gnio_gpu_dev_eth_rxq_get_pkt_hdr(&q, first, nullptr);
+			hl = len >= 12 ? 12u : 0u;
+			const uint32_t *r = (const uint32_t *)src;
+			const uint32_t h0 = r[0], h1 = r[1], h2 = r[2];
+			h[0] = (h1 >> 16) | (h2 << 16);
+			h[1] = (h2 >> 16) | (h0 << 16);
+			h[2] = (h0 >> 16) | (h1 << 16);
+		}
+		__syncwarp();
+		const long long t1 = clock64();
+		if (a.ring_calls == 2) {
+			if (tid == 0)
+				gnio_gpu_dev_eth_txq_send_hdr<GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE,
+							      GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
+							      GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO,
+							      GNIO_GPUNETIO_ETH_EXEC_SCOPE_THREAD>(
+					&tq, (uint64_t)(uintptr_t)pkt, q.pkt_mkey, len, (const uint8_t *)h, hl,
+					GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, nullptr);
+		} else if (a.ring_calls) {
+			if (tid == 0) {
+				uint64_t t = 0, off = (uint64_t)(pkt - q.pool);
+				if (gnio_tx_ring_reserve_exclusive(&tq, 1, &t) == GNIO_SUCCESS) {
+					gnio_tx_ring_hold(&tq, 0, off);
+					gnio_tx_ring_write(&tq, t, 0, off, len, 0, 0, (const uint8_t *)h, hl, 0);
+				}
+			}
+		} else
+		gnio_gpu_dev_eth_txq_send_hdr<GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE,
+					      GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS, GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO,
+					      GNIO_GPUNETIO_ETH_EXEC_SCOPE_WARP>(&tq, (uint64_t)(uintptr_t)pkt,
+										 q.pkt_mkey, len, (const uint8_t *)h,
+										 hl, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE,
+										 nullptr);
+		const long long t2 = clock64();
+		if (tid == 0) {
+			a.legs[done * EK_LEGS + 0] = t1 - t0;
+			a.legs[done * EK_LEGS + 1] = t2 - t1;
+			a.legs[done * EK_LEGS + 2] = (long long)(h[0] & 1u); /* keeps h live */
+		}
+		done += n;
+	}
+	if (tid == 0) {
+		if (a.watchers)
+			gnio_gpu_dev_eth_rxq_watch_stop(&q);
+		gnio_gpu_dev_eth_rxq_release_thread(&q);
+		gnio_gpu_dev_eth_rxq_state_back(&a.rxq, &q);
 	}
 }
 
@@ -371,15 +678,18 @@ static void print_rounds(const char *name, int width, double *rtt, const long lo
 {
 	const uint64_t m = rounds - warm;
 	qsort(rtt + warm, m, sizeof(double), cmp_d);
-	printf("  %-*s p50 %.2f us  p90 %.2f  p99 %.2f  min %.2f | GPU", width, name, rtt[warm + m / 2] / 1e3,
+	printf("  %-*s p50 %.2f us  p90 %.2f  p99 %.2f  min %.2f", width, name, rtt[warm + m / 2] / 1e3,
 	       rtt[warm + m * 9 / 10] / 1e3, rtt[warm + m * 99 / 100] / 1e3, rtt[warm] / 1e3);
+	if (nlegs)
+		printf(" | GPU");
 	for (int l = 0; l < nlegs; l++) {
 		for (uint64_t r = warm; r < rounds; r++)
 			scratch[r - warm] = legs[r * nlegs + l];
 		qsort(scratch, m, sizeof(long long), cmp_ll);
 		printf("%s %.0f", l ? " /" : "", (double)scratch[m / 2] * 1e6 / khz);
 	}
-	printf(" ns");
+	if (nlegs)
+		printf(" ns");
 }
 
 #define CK(x)                                                                                                   \
@@ -424,6 +734,7 @@ int main(void)
 		double ns = (double)cyc[p * REPS + REPS / 2] * 1e6 / khz;
 		printf("  %-46s %8.0f ns\n", pattern_names[p], ns);
 	}
+	const long long acq1_cycles = cyc[P_ACQ1 * REPS + REPS / 2];
 	cudaFreeHost(host);
 	cudaFree(dev_words);
 	cudaFree(cyc_dev);
@@ -483,6 +794,9 @@ int main(void)
 	CK(cudaHostGetDevicePointer((void **)&sh_dev, sh, 0));
 	CK(cudaHostAlloc((void **)&desc, sizeof(*desc) * SEND_RING, cudaHostAllocMapped));
 	CK(cudaHostGetDevicePointer((void **)&desc_dev, desc, 0));
+	uint64_t *desc_hdr, *desc_hdr_dev;
+	CK(cudaHostAlloc((void **)&desc_hdr, sizeof(uint64_t) * GNIO_TX_HDR_LINE_WORDS * SEND_RING, cudaHostAllocMapped));
+	CK(cudaHostGetDevicePointer((void **)&desc_hdr_dev, desc_hdr, 0));
 	CK(cudaHostAlloc((void **)&hold, sizeof(*hold) * 64, cudaHostAllocMapped));
 	CK(cudaHostGetDevicePointer((void **)&hold_dev, hold, 0));
 	CK(cudaMalloc((void **)&lc_dev, sizeof(*lc_dev)));
@@ -495,13 +809,16 @@ int main(void)
 		memset(fc, 0, sizeof(*fc));
 		memset(sh, 0, sizeof(*sh));
 		memset(desc, 0, sizeof(*desc) * SEND_RING);
+		memset(desc_hdr, 0, sizeof(uint64_t) * GNIO_TX_HDR_LINE_WORDS * SEND_RING);
 		memset(hold, 0, sizeof(*hold) * 64);
 		CK(cudaMemset(lc_dev, 0, sizeof(*lc_dev)));
 		q.sh = sh_dev;
 		q.lc = lc_dev;
 		q.desc = desc_dev;
+		q.desc_hdr = desc_hdr_dev;
 		q.size = SEND_RING;
 		q.mask = SEND_RING - 1;
+		q.size_log2 = SEND_RING_LOG2;
 		q.nbufs = 1;
 		q.slot_buf = -1;
 		q.bufs[0].base = (uint8_t *)fc_dev->frame;
@@ -515,7 +832,8 @@ int main(void)
 			double t0 = now_ns();
 			__atomic_store_n(&fc->meta, seq, __ATOMIC_RELEASE);
 			/* the TX proxy's part: wait for the tag, complete the entry */
-			while (gnio_tx_ring_ready(desc, SEND_RING - 1, seq - 1) == NULL)
+			struct gnio_tx_desc_view v;
+			while (!gnio_tx_ring_read(desc, desc_hdr, SEND_RING - 1, SEND_RING_LOG2, seq - 1, &v))
 				if (cudaStreamQuery(0) != cudaErrorNotReady)
 					break; /* the kernel left early: reported below */
 			rtt[seq - 1] = now_ns() - t0;
@@ -535,8 +853,236 @@ int main(void)
 	}
 	cudaFreeHost(sh);
 	cudaFreeHost(desc);
+	cudaFreeHost(desc_hdr);
 	cudaFreeHost(hold);
 	cudaFree(lc_dev);
+
+	/* the poll shapes, back to back */
+	struct poll_ctl *pc, *pc_dev;
+	unsigned long long *seen_dev;
+	CK(cudaMalloc((void **)&seen_dev, sizeof(*seen_dev)));
+	CK(cudaHostAlloc((void **)&pc, sizeof(*pc), cudaHostAllocMapped));
+	CK(cudaHostGetDevicePointer((void **)&pc_dev, pc, 0));
+	printf("poll shapes (host posts a word, the GPU answers with a tag), %llu round trips each;\n"
+	       "polls in flight are started one acquire load's time (%.0f ns) / K apart\n",
+	       (unsigned long long)(rounds - warm), (double)acq1_cycles * 1e6 / khz);
+	for (int shape = 0; shape < Q_COUNT; shape++) {
+		memset(pc, 0, sizeof(*pc));
+		const int reps = shape == Q_PIPE4_LINES ? 4 : 1;
+		switch (shape) {
+		case Q_ONE:
+		case Q_ONE_TAG_RELAXED:
+			poll_one_kernel<<<1, 1>>>(pc_dev, shape == Q_ONE_TAG_RELAXED);
+			break;
+		case Q_PIPE2:
+			poll_pipe_kernel<2><<<1, 1>>>(pc_dev, acq1_cycles / 2, 0, 1);
+			break;
+		case Q_PIPE4:
+		case Q_PIPE4_NOFENCE:
+		case Q_PIPE4_LINES:
+			poll_pipe_kernel<4><<<1, 1>>>(pc_dev, acq1_cycles / 4, shape == Q_PIPE4_LINES,
+						       shape != Q_PIPE4_NOFENCE);
+			break;
+		case Q_PIPE8:
+			poll_pipe_kernel<8><<<1, 1>>>(pc_dev, acq1_cycles / 8, 0, 1);
+			break;
+		case Q_WARPS2:
+			poll_warps_kernel<<<1, 3 * 32>>>(pc_dev, acq1_cycles / 2, 0, NULL);
+			break;
+		case Q_WARPS2_TAG_RELAXED:
+			poll_warps_kernel<<<1, 3 * 32>>>(pc_dev, acq1_cycles / 2, PW_TAG_RELAXED, NULL);
+			break;
+		case Q_WARPS8_TAG_RELAXED:
+			poll_warps_kernel<<<1, 9 * 32>>>(pc_dev, acq1_cycles / 8, PW_TAG_RELAXED, NULL);
+			break;
+		case Q_OTHER_SM4:
+		case Q_OTHER_SM4_TAG_RELAXED:
+			CK(cudaMemset(seen_dev, 0, sizeof(*seen_dev)));
+			poll_warps_kernel<<<2, 4 * 32>>>(pc_dev, acq1_cycles / 4,
+							 shape == Q_OTHER_SM4_TAG_RELAXED ? PW_TAG_RELAXED : 0, seen_dev);
+			break;
+		default: {
+			const int opt = shape == Q_WARPS4_TAG_RELAXED	   ? PW_TAG_RELAXED
+					: shape == Q_WARPS4_RELAXED_POLLS   ? PW_RELAXED_POLLS
+					: shape == Q_WARPS4_PAUSE_RELEASE   ? PW_PAUSE
+					: shape == Q_WARPS4_TAG_THEN_RELEASE ? PW_THEN_RELEASE
+					: shape == Q_WARPS4_LINE8	   ? PW_TAG_RELAXED | PW_LINE8
+					: shape == Q_WARPS4_RELEASER	   ? PW_RELEASER
+					: shape == Q_WARPS4_RELEASER_ECHO   ? PW_RELEASER | PW_LINE8 | PW_ECHO
+									   : 0;
+			poll_warps_kernel<<<1, 5 * 32>>>(pc_dev, acq1_cycles / 4, opt, NULL);
+			break;
+		}
+		}
+		CK(cudaGetLastError());
+		int dead = 0;
+		for (uint64_t seq = 1; seq <= rounds && !dead; seq++) {
+			double t0 = now_ns();
+			for (int r = 0; r < reps; r++)
+				__atomic_store_n(&pc->meta[r * LINE_WORDS], seq, __ATOMIC_RELEASE);
+			uint64_t spins = 0;
+			while (__atomic_load_n(&pc->tag, __ATOMIC_ACQUIRE) != seq)
+				if (++spins % 4096 == 0 && cudaStreamQuery(0) != cudaErrorNotReady) {
+					dead = 1; /* the kernel ended early */
+					break;
+				}
+			rtt[seq - 1] = now_ns() - t0;
+		}
+		for (int r = 0; r < 4; r++)
+			__atomic_store_n(&pc->meta[r * LINE_WORDS], POLL_STOP, __ATOMIC_RELEASE);
+		CK(cudaDeviceSynchronize());
+		if (dead) {
+			fprintf(stderr, "pcie_probe: poll shape %d: the kernel ended early\n", shape);
+			return 1;
+		}
+		print_rounds(poll_names[shape], 48, rtt, NULL, 0, rounds, warm, one, khz);
+		printf("\n");
+	}
+	cudaFreeHost(pc);
+	cudaFree(seen_dev);
+
+	/* the watched echo with the library's calls */
+	{
+		const uint64_t ek_rounds = rounds;
+		uint64_t *cqe, *cqe_dev, *meta_dev, *hdr_dev, *desc_hdr, *desc_hdr_dev;
+		uint8_t *pool, *pool_dev;
+		uint32_t *hold, *hold_dev;
+		struct gnio_rx_ring_shared *rsh, *rsh_dev;
+		struct gnio_rx_ring_local *rlc_dev;
+		struct gnio_tx_ring_shared *tsh, *tsh_dev;
+		struct gnio_tx_desc *desc, *desc_dev;
+		struct gnio_tx_ring_local *tlc_dev;
+		long long *ek_legs_dev;
+		const size_t cqe_words = (size_t)EK_RING << GNIO_RX_CQE_INLINE_SHIFT;
+		CK(cudaHostAlloc((void **)&cqe, cqe_words * 8, cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&cqe_dev, cqe, 0));
+		CK(cudaHostAlloc((void **)&pool, (size_t)EK_RING * EK_SLOT, cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&pool_dev, pool, 0));
+		CK(cudaHostAlloc((void **)&hold, sizeof(uint32_t) * EK_RING, cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&hold_dev, hold, 0));
+		CK(cudaHostAlloc((void **)&rsh, sizeof(*rsh), cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&rsh_dev, rsh, 0));
+		CK(cudaHostAlloc((void **)&tsh, sizeof(*tsh), cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&tsh_dev, tsh, 0));
+		CK(cudaHostAlloc((void **)&desc, sizeof(*desc) * EK_RING, cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&desc_dev, desc, 0));
+		CK(cudaHostAlloc((void **)&desc_hdr, 8 * GNIO_TX_HDR_LINE_WORDS * EK_RING, cudaHostAllocMapped));
+		CK(cudaHostGetDevicePointer((void **)&desc_hdr_dev, desc_hdr, 0));
+		CK(cudaMalloc((void **)&meta_dev, 8 * EK_RING));
+		CK(cudaMalloc((void **)&hdr_dev, 8 * GNIO_RX_HDR_LOCAL_WORDS * EK_RING));
+		CK(cudaMalloc((void **)&rlc_dev, sizeof(*rlc_dev)));
+		CK(cudaMalloc((void **)&tlc_dev, sizeof(*tlc_dev)));
+		CK(cudaMalloc((void **)&ek_legs_dev, sizeof(long long) * EK_LEGS * ek_rounds));
+		long long *ek_legs = (long long *)malloc(sizeof(long long) * EK_LEGS * ek_rounds);
+		printf("the watched echo with the library's calls (WARP receive look-once, send_hdr), %llu round trips;\n"
+		       "GPU legs are medians of clock64: received -> header swapped / send\n",
+		       (unsigned long long)(ek_rounds - warm));
+		static const char *const ek_names[8] = {"2 watchers, copies in shared memory",
+							"2 watchers, copies in device memory",
+							"no watchers, copies in shared memory", "no watchers, device memory",
+							"2 watchers, shared, ring.h calls", "no watchers, shared, ring.h calls",
+							"2 watchers, shared, lane 0 sends (THREAD)",
+							"no watchers, shared, lane 0 sends (THREAD)"};
+		for (int v = 0; v < 8; v++) {
+			memset(cqe, 0, cqe_words * 8);
+			memset(pool, 0, (size_t)EK_RING * EK_SLOT);
+			memset(hold, 0, sizeof(uint32_t) * EK_RING);
+			memset(rsh, 0, sizeof(*rsh));
+			memset(tsh, 0, sizeof(*tsh));
+			memset(desc, 0, sizeof(*desc) * EK_RING);
+			memset(desc_hdr, 0, 8 * GNIO_TX_HDR_LINE_WORDS * EK_RING);
+			CK(cudaMemset(rlc_dev, 0, sizeof(*rlc_dev)));
+			CK(cudaMemset(tlc_dev, 0, sizeof(*tlc_dev)));
+			struct ek_args ea;
+			memset(&ea, 0, sizeof(ea));
+			ea.rxq.sh = rsh_dev;
+			ea.rxq.lc = rlc_dev;
+			ea.rxq.cqe = (struct gnio_rx_cqe *)cqe_dev;
+			ea.rxq.meta = meta_dev;
+			ea.rxq.hdr_local = hdr_dev;
+			ea.rxq.pool = pool_dev;
+			ea.rxq.pool_size = (uint64_t)EK_RING * EK_SLOT;
+			ea.rxq.size = EK_RING;
+			ea.rxq.mask = EK_RING - 1;
+			ea.rxq.size_log2 = EK_RING_LOG2;
+			ea.rxq.slot_size = EK_SLOT;
+			ea.rxq.pkt_mkey = 7;
+			ea.rxq.cqe_shift = GNIO_RX_CQE_INLINE_SHIFT;
+			ea.txq.sh = tsh_dev;
+			ea.txq.lc = tlc_dev;
+			ea.txq.desc = desc_dev;
+			ea.txq.desc_hdr = desc_hdr_dev;
+			ea.txq.size = EK_RING;
+			ea.txq.mask = EK_RING - 1;
+			ea.txq.size_log2 = EK_RING_LOG2;
+			ea.txq.nbufs = 1;
+			ea.txq.slot_buf = -1;
+			ea.txq.bufs[0].base = pool_dev;
+			ea.txq.bufs[0].size = (uint64_t)EK_RING * EK_SLOT;
+			ea.txq.bufs[0].hold = hold_dev;
+			ea.txq.bufs[0].elem_size = EK_SLOT;
+			ea.txq.bufs[0].mkey = 7;
+			ea.rounds = ek_rounds;
+			ea.legs = ek_legs_dev;
+			ea.local_shared = v == 0 || v == 2 || v >= 4;
+			ea.watchers = v < 2 || v == 4 || v == 6 ? 2 : 0;
+			ea.ring_calls = v >= 6 ? 2 : v >= 4;
+			ek_kernel<<<1, 32 * (1 + ea.watchers)>>>(ea);
+			CK(cudaGetLastError());
+			int dead = 0;
+			for (uint64_t seq = 0; seq < ek_rounds && !dead; seq++) {
+				const uint32_t slot = (uint32_t)(seq & (EK_RING - 1));
+				uint8_t *fr = pool + (size_t)slot * EK_SLOT;
+				for (int i = 0; i < 64; i++)
+					fr[i] = (uint8_t)(seq * 7 + (uint64_t)i);
+				struct gnio_rx_cqe *c = gnio_rx_cqe_at((struct gnio_rx_cqe *)cqe, seq, EK_RING - 1,
+								       GNIO_RX_CQE_INLINE_SHIFT);
+				/* the RX proxy: slot free again once the TX side is done */
+				hold[slot] = GNIO_HOLD_FREE;
+				const double t0 = now_ns();
+				gnio_rx_ring_put_hdr(c, seq, EK_RING_LOG2, fr, 64);
+				gnio_rx_ring_post(c, gnio_rx_meta_make(seq, EK_RING_LOG2, (uint64_t)slot * EK_SLOT, 64, 0));
+				struct gnio_tx_desc_view tv;
+				uint64_t spins = 0;
+				while (!gnio_tx_ring_read(desc, desc_hdr, EK_RING - 1, EK_RING_LOG2, seq, &tv))
+					if (++spins % 4096 == 0 && cudaStreamQuery(0) != cudaErrorNotReady) {
+						dead = 1;
+						break;
+					}
+				rtt[seq] = now_ns() - t0;
+				if (!dead && (tv.hdr_len != 12 || tv.hdr[0] != fr[6] || tv.hdr[6] != fr[0])) {
+					fprintf(stderr, "pcie_probe: watched echo: frame %llu not swapped\n",
+						(unsigned long long)seq);
+					dead = 1;
+				}
+				gnio_tx_ring_complete(tsh, seq + 1); /* the TX proxy */
+			}
+			CK(cudaDeviceSynchronize());
+			if (dead)
+				return 1;
+			CK(cudaMemcpy(ek_legs, ek_legs_dev, sizeof(long long) * EK_LEGS * ek_rounds,
+				      cudaMemcpyDeviceToHost));
+			for (uint64_t r = 0; r < ek_rounds; r++) {
+				ek_legs[r * 2 + 0] = ek_legs[r * EK_LEGS + 0];
+				ek_legs[r * 2 + 1] = ek_legs[r * EK_LEGS + 1];
+			}
+			print_rounds(ek_names[v], 44, rtt, ek_legs, 2, ek_rounds, warm, one, khz);
+			printf("\n");
+		}
+		cudaFreeHost(cqe);
+		cudaFreeHost(pool);
+		cudaFreeHost(hold);
+		cudaFreeHost(rsh);
+		cudaFreeHost(tsh);
+		cudaFreeHost(desc);
+		cudaFreeHost(desc_hdr);
+		cudaFree(meta_dev);
+		cudaFree(hdr_dev);
+		cudaFree(rlc_dev);
+		cudaFree(tlc_dev);
+		cudaFree(ek_legs_dev);
+		free(ek_legs);
+	}
 
 	cudaFreeHost(fc);
 	cudaFree(legs_dev);

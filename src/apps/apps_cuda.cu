@@ -44,6 +44,7 @@ extern "C" {
 
 #define CTL_EVERY 16u /* busy batches between control passes */
 
+
 /* What every member of the consumer group learns after a recv. */
 struct batch {
 	uint64_t first;
@@ -233,19 +234,38 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 	for (uint32_t base = 0; base < b.count; base += per_round) {
 		const uint32_t i = base + tid;
 		uint8_t *pkt = nullptr;
-		uint32_t len = 0;
+		uint32_t len = 0, hdr_len = 0;
+		uint32_t hdr[3];
 		if (tid < per_round && i < b.count) {
 			gnio_gpu_dev_eth_rxq_get_pkt(a.rxq, b.first + i, &pkt, &len, nullptr);
 			/* With an inline header the addresses are read from device
-			 * memory and the frame is only written: no PCIe round trip. */
-			gnio_frame_swap_macs_from(pkt, gnio_gpu_dev_eth_rxq_get_pkt_hdr(a.rxq, b.first + i, nullptr), len);
-			if (a.trace && tid == 0) /* the stores above waited for the header */
+			 * (or shared) memory: no PCIe round trip. */
+			const uint8_t *src = gnio_gpu_dev_eth_rxq_get_pkt_hdr(a.rxq, b.first + i, nullptr);
+			/* With watchers the swapped addresses travel in the
+			 * descriptor: the frame is not written and the send needs
+			 * no system fence (4 us while the watchers poll). Without,
+			 * the frame is written here, so that the TX proxy need not
+			 * write it: a cache line moved between host cores per frame
+			 * cost fwd a third of its rate (docs/PERFORMANCE.md, "Echo
+			 * without fences"). */
+			if (a.watchers)
+				hdr_len = gnio_frame_swapped_macs(hdr, src, len);
+			else
+				gnio_frame_swap_macs_from(pkt, src, len);
+			if (a.trace && tid == 0)
 				gnio_store_relaxed_u64(&a.trace[GNIO_APP_TRACE_CLK_HEADER], (uint64_t)clock64());
 		}
 		for (;;) {
-			gnio_error_t e = gnio_gpu_dev_eth_txq_send<SHARING, GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
-								   GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO, XS>(
-				tq, (uint64_t)(uintptr_t)pkt, mkey, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, nullptr);
+			gnio_error_t e;
+			if (a.watchers)
+				e = gnio_gpu_dev_eth_txq_send_hdr<SHARING, GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
+								  GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO, XS>(
+					tq, (uint64_t)(uintptr_t)pkt, mkey, len, (const uint8_t *)hdr, hdr_len,
+					GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, nullptr);
+			else
+				e = gnio_gpu_dev_eth_txq_send<SHARING, GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
+							      GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO, XS>(
+					tq, (uint64_t)(uintptr_t)pkt, mkey, len, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, nullptr);
 			if (len && e == GNIO_SUCCESS) {
 				sent++;
 				len = 0;
@@ -549,6 +569,7 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 	__shared__ struct gnio_gpu_eth_rxq s_rxq;
 	__shared__ struct gnio_gpu_eth_txq s_txq;
 	__shared__ gnio_gpu_dev_eth_rxq_state s_rx_state;
+	__shared__ gnio_gpu_dev_eth_rxq_watch s_watch;
 	__shared__ gnio_gpu_dev_eth_txq_state s_tx_state;
 	__shared__ struct app_totals s_tot;
 	__shared__ struct app_batch_acc s_acc;
@@ -569,8 +590,10 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 	uint32_t iter = 0, last_count = 0;
 	uint64_t idle_recvs = 0; /* thread 0's, for the trace: receives that found nothing */
 
-	/* A narrower consumer group: the rest of the block has nothing to do. */
-	if ((SCOPE == SCOPE_THREAD && tid != 0) || (SCOPE == SCOPE_WARP && tid >= 32))
+	/* Warps beyond the first poll for it (args.watchers); a thread or warp
+	 * consumer leaves the rest of the block nothing to do. */
+	const bool watched = SCOPE != SCOPE_BLOCK && args.watchers > 0;
+	if (!watched && ((SCOPE == SCOPE_THREAD && tid != 0) || (SCOPE == SCOPE_WARP && tid >= 32)))
 		return;
 	const uint32_t nthr = SCOPE == SCOPE_THREAD ? 1u : SCOPE == SCOPE_WARP ? 32u : blockDim.x;
 	/* Each thread's own copy, fed the same inputs: the group agrees. */
@@ -583,6 +606,13 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 		 * reservation then reads no device memory before it polls. */
 		s_rxq = *args.rxq;
 		gnio_gpu_dev_eth_rxq_state_to_shared(&s_rxq, &s_rx_state);
+		/* The receive's copies of the completions stay in device
+		 * memory: in shared memory (gnio_gpu_dev_eth_rxq_local_to_shared,
+		 * 0.12 us faster a frame) the watchers' copies and the
+		 * consumer's reads are ordered by acquire and release, which
+		 * compute-sanitizer's racecheck does not follow. */
+		if (watched)
+			gnio_gpu_dev_eth_rxq_watch_attach(&s_rxq, &s_watch, args.watchers);
 		if (args.txq) {
 			s_txq = *args.txq;
 			gnio_gpu_dev_eth_txq_state_to_shared(&s_txq, &s_tx_state);
@@ -593,7 +623,17 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 		s_prev_stamp = -1;
 		s_tot.batch_now = s_tot.batch_peak = tuner.batch;
 	}
-	group_sync<SCOPE>();
+	if (watched) {
+		__syncthreads();
+		if (tid >= 32) {
+			gnio_gpu_dev_eth_rxq_watch_run(&s_rxq, tid / 32u - 1u);
+			return;
+		}
+		if (SCOPE == SCOPE_THREAD && tid != 0)
+			return;
+	} else {
+		group_sync<SCOPE>();
+	}
 	struct gnio_app_args a = args;
 	a.rxq = &s_rxq;
 	a.txq = args.txq ? &s_txq : nullptr;
@@ -614,6 +654,8 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 				s_tot.errors++;
 				s_tot.last_error = (uint64_t)b.err;
 				stats_store(a.stats, &s_tot, APP);
+				if (watched)
+					gnio_gpu_dev_eth_rxq_watch_stop(&s_rxq);
 				put_state_back(args, a);
 				gnio_gpu_dev_kernel_set_exit_code(ctl, (uint32_t)b.err);
 			}
@@ -736,7 +778,10 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 		if (SCOPE == SCOPE_WARP)
 			__syncwarp();
 	}
-	/* Hand back the last batch, so the proxy sees everything consumed. */
+	/* Hand back the last batch, so the proxy sees everything consumed: the
+	 * watchers leave first, and the release is then stored here. */
+	if (watched && tid == 0)
+		gnio_gpu_dev_eth_rxq_watch_stop(&s_rxq);
 	gnio_gpu_dev_eth_rxq_release<exec_scope<SCOPE>()>(a.rxq);
 	if (tid == 0) {
 		stats_store(a.stats, &s_tot, APP);
@@ -809,6 +854,10 @@ template <int APP> static gnio_error_t launch_app(const struct gnio_runner_launc
 		a.timeout_ns = 1; /* look once: answer each frame at once */
 	else if (a.timeout_ns == 0)
 		a.timeout_ns = GNIO_APP_DEF_TIMEOUT_NS;
+	if (a.watchers && (a.recv_scope == SCOPE_BLOCK || a.watchers > 31)) {
+		gnio_set_error_msg("watchers (%u) need a thread or warp receive and at most 31 of them", a.watchers);
+		return GNIO_ERROR_INVALID_VALUE;
+	}
 	uint32_t threads = a.threads ? a.threads : GNIO_APP_DEF_THREADS;
 	if (a.recv_scope == SCOPE_WARP)
 		threads = 32;
@@ -816,6 +865,8 @@ template <int APP> static gnio_error_t launch_app(const struct gnio_runner_launc
 	threads = (threads + 31u) & ~31u;
 	if (a.recv_scope == SCOPE_THREAD)
 		threads = 1;
+	if (a.watchers)
+		threads = 32u * (1u + a.watchers); /* the consumer's warp, then the watchers */
 	if (threads > 1024)
 		threads = 1024;
 

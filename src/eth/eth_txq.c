@@ -232,9 +232,10 @@ static void free_ring(struct gnio_eth_txq *q, struct gnio_gpu *gpu)
 	gnio_gpu_free_internal(gpu, q->handle);
 	gnio_gpu_free_internal(gpu, q->lc_gpu);
 	gnio_gpu_free_internal(gpu, q->desc_gpu);
+	gnio_gpu_free_internal(gpu, q->desc_hdr_gpu);
 	gnio_gpu_free_internal(gpu, q->sh_gpu);
 	q->handle = NULL;
-	q->lc_gpu = q->desc_gpu = q->sh_gpu = NULL;
+	q->lc_gpu = q->desc_gpu = q->desc_hdr_gpu = q->sh_gpu = NULL;
 }
 
 static void unpin_bufs(struct gnio_eth_txq *q, struct gnio_gpu *gpu)
@@ -320,9 +321,17 @@ static gnio_error_t txq_start(struct gnio_ctx *ctx)
 						(void **)&sh_cpu), err, fail);
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * sizeof(*desc_cpu), GNIO_GPU_MEM_TYPE_CPU_GPU,
 						&q->desc_gpu, (void **)&desc_cpu), err, fail);
+	uint64_t *desc_hdr_cpu;
+	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, (size_t)size * GNIO_TX_HDR_LINE_WORDS * sizeof(uint64_t),
+						GNIO_GPU_MEM_TYPE_CPU_GPU, &q->desc_hdr_gpu, (void **)&desc_hdr_cpu),
+			err, fail);
 	GNIO_CHECK_GOTO(gnio_gpu_alloc_internal(gpu, sizeof(struct gnio_tx_ring_local), GNIO_GPU_MEM_TYPE_GPU,
 						&q->lc_gpu, NULL), err, fail);
 	GNIO_CHECK_GOTO(gpu->ops->memset_dev(gpu, q->lc_gpu, 0, sizeof(struct gnio_tx_ring_local)), err, fail);
+	/* Zero words show no lap's phase a fresh ticket counter expects
+	 * (ring.h): nothing from an earlier start can look ready. */
+	memset(desc_cpu, 0, (size_t)size * sizeof(*desc_cpu));
+	memset(desc_hdr_cpu, 0, (size_t)size * GNIO_TX_HDR_LINE_WORDS * sizeof(uint64_t));
 
 	memset(&q->proxy, 0, sizeof(q->proxy));
 	struct gnio_tx_proxy *p = &q->proxy;
@@ -330,9 +339,11 @@ static gnio_error_t txq_start(struct gnio_ctx *ctx)
 		.sh = q->sh_gpu,
 		.lc = q->lc_gpu,
 		.desc = q->desc_gpu,
+		.desc_hdr = q->desc_hdr_gpu,
 		.size = size,
 		.mask = size - 1,
 		.queue_id = q->queue_id,
+		.size_log2 = (uint32_t)__builtin_ctz(size),
 	};
 	GNIO_CHECK_GOTO(build_buf_table(q, gpu, &h, p), err, fail_ref);
 	GNIO_CHECK_GOTO(gnio_gpu_put_handle(gpu, &h, sizeof(h), (void **)&q->handle), err, fail_ref);
@@ -343,8 +354,10 @@ static gnio_error_t txq_start(struct gnio_ctx *ctx)
 	p->ctx = ctx;
 	p->sh = sh_cpu;
 	p->desc = desc_cpu;
+	p->desc_hdr = desc_hdr_cpu;
 	p->size = size;
 	p->mask = size - 1;
+	p->size_log2 = (uint32_t)__builtin_ctz(size);
 	p->burst = cfg.burst < size ? cfg.burst : size;
 	p->max_frame = caps.max_frame_size;
 	if (p->nbufs) {

@@ -26,7 +26,7 @@ struct gnio_eth_txq {
 	void *error_user;
 
 	void *wq;
-	void *sh_gpu, *desc_gpu, *lc_gpu;
+	void *sh_gpu, *desc_gpu, *desc_hdr_gpu, *lc_gpu;
 	struct gnio_gpu_eth_txq *handle;
 	struct gnio_tx_proxy proxy;
 	struct gnio_proxy_thread thread;

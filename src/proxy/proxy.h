@@ -162,7 +162,8 @@ struct gnio_tx_proxy {
 	struct gnio_ctx *ctx;
 	struct gnio_tx_ring_shared *sh; /* host view */
 	struct gnio_tx_desc *desc;      /* host view */
-	uint32_t size, mask, burst;
+	uint64_t *desc_hdr;             /* host view: the descriptors' header lines */
+	uint32_t size, mask, size_log2, burst;
 	uint32_t max_frame;
 	struct gnio_tx_proxy_buf bufs[GNIO_TXQ_MAX_BUFS];
 	uint32_t nbufs;

@@ -10,7 +10,9 @@
  *
  * Each descriptor names one of the queue's registered buffers. A frame in
  * host-visible memory goes to the wire where it lies (for a frame sent from
- * an RX pool: in place); a frame in device memory is copied out first. When
+ * an RX pool: in place); a frame in device memory is copied out first. A
+ * descriptor with a header has it written over the frame's first bytes
+ * before the frame goes (where it lies, or in the copy). When
  * a descriptor completes, a frame sent in place has its hold released
  * (GNIO_HOLD_DONE) so the RX side may refill that buffer, and a NOTIFY
  * descriptor posts an event.
@@ -50,21 +52,48 @@ void gnio_tx_proxy_fini(struct gnio_tx_proxy *p)
 
 /* The descriptor's buffer, or NULL when it names none or the frame does not
  * fit in it. */
-static const struct gnio_tx_proxy_buf *desc_buf(const struct gnio_tx_proxy *p, const struct gnio_tx_desc *d)
+static const struct gnio_tx_proxy_buf *desc_buf(const struct gnio_tx_proxy *p, const struct gnio_tx_desc_view *d)
 {
-	uint32_t b = d->flags >> GNIO_TX_BUF_SHIFT;
-	if (b >= p->nbufs)
+	if (d->buf >= p->nbufs)
 		return NULL;
-	const struct gnio_tx_proxy_buf *buf = &p->bufs[b];
+	const struct gnio_tx_proxy_buf *buf = &p->bufs[d->buf];
 	if (d->buf_off >= buf->size)
 		return NULL;
 	return buf;
 }
 
-static int desc_valid(const struct gnio_tx_proxy *p, const struct gnio_tx_desc *d)
+static int desc_valid(const struct gnio_tx_proxy *p, const struct gnio_tx_desc_view *d)
 {
 	const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
-	return b && d->len && d->len <= p->max_frame && d->len <= b->size - d->buf_off;
+	return b && d->len && d->len <= p->max_frame && d->len <= b->size - d->buf_off &&
+	       d->hdr_len <= GNIO_TX_HDR_BYTES && d->hdr_len <= d->len;
+}
+
+/* How long the proxy waits for a sender's hold mark that its unfenced
+ * descriptor overtook: it lands within microseconds; only a slot sent twice
+ * in one reception, against the rules, never shows it. */
+#define HOLD_WAIT_NS 50000000ull
+
+/* The wire is done with a slot sent in place: mark it DONE, once the
+ * sender's SENT mark is there. A descriptor written without a fence may be
+ * read before the mark the sender stored ahead of it (ring.h); marking DONE
+ * first would let the late SENT overwrite it and hold the slot for ever.
+ * The slot cannot be FREE for another reason: the RX proxy frees it only
+ * after DONE. */
+static void hold_done(uint32_t *hold)
+{
+	uint64_t until = 0;
+	for (unsigned spins = 0; gnio_load_acquire_u32(hold) == GNIO_HOLD_FREE; spins++) {
+		if ((spins & 255u) == 0) {
+			const uint64_t now = gnio_gpu_dev_time_ns();
+			if (!until)
+				until = now + HOLD_WAIT_NS;
+			else if (now >= until)
+				break;
+		}
+		gnio_cpu_relax();
+	}
+	gnio_hold_done(hold);
 }
 
 /* Descriptors [p->done, new_done) have left the wire (or failed): release
@@ -73,11 +102,17 @@ static void complete(struct gnio_tx_proxy *p, uint64_t new_done)
 {
 	uint64_t now = 0;
 	for (uint64_t i = p->done; i != new_done; i++) {
-		const struct gnio_tx_desc *d = &p->desc[i & p->mask];
-		const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
-		if (b && b->hold)
-			gnio_hold_done(&b->hold[d->buf_off / b->elem_size]);
-		if (d->flags & GNIO_TX_F_NOTIFY) {
+		struct gnio_tx_desc_view d;
+		gnio_tx_ring_peek(p->desc, p->mask, i, &d);
+		const struct gnio_tx_proxy_buf *b = desc_buf(p, &d);
+		if (b && b->hold) {
+			uint32_t *hold = &b->hold[d.buf_off / b->elem_size];
+			if (d.flags & GNIO_TX_F_UNORDERED)
+				hold_done(hold);
+			else
+				gnio_hold_done(hold); /* the descriptor's release ordered the mark */
+		}
+		if (d.flags & GNIO_TX_F_NOTIFY) {
 			if (!now)
 				now = gnio_gpu_dev_time_ns();
 			gnio_ctx_post_notify(p->ctx, i, now);
@@ -130,8 +165,9 @@ unsigned gnio_tx_proxy_step(void *arg)
 	const uint64_t held = p->held_idx;
 	p->due_ns = 0;
 	while (n < p->burst) {
-		const struct gnio_tx_desc *d = gnio_tx_ring_ready(p->desc, p->mask, idx);
-		if (!d)
+		struct gnio_tx_desc_view dv;
+		const struct gnio_tx_desc_view *d = &dv;
+		if (!gnio_tx_ring_read(p->desc, p->desc_hdr, p->mask, p->size_log2, idx, &dv))
 			break;
 		if (d->flags & GNIO_TX_F_TIMED) {
 			if (!now)
@@ -146,10 +182,10 @@ unsigned gnio_tx_proxy_step(void *arg)
 			if (n || p->done != p->next)
 				break; /* complete what precedes it first */
 			fail_desc(p, GNIO_ERROR_INVALID_VALUE,
-				  "TX descriptor %llu: length %u at offset %llu of buffer %u does not fit "
+				  "TX descriptor %llu: length %u (header %u) at offset %llu of buffer %u does not fit "
 				  "(%u buffers registered, max frame %u)",
-				  (unsigned long long)idx, d->len, (unsigned long long)d->buf_off,
-				  d->flags >> GNIO_TX_BUF_SHIFT, p->nbufs, p->max_frame);
+				  (unsigned long long)idx, d->len, d->hdr_len, (unsigned long long)d->buf_off, d->buf,
+				  p->nbufs, p->max_frame);
 			idx = p->next;
 			work++;
 			continue;
@@ -173,9 +209,14 @@ unsigned gnio_tx_proxy_step(void *arg)
 				continue;
 			}
 		}
+		/* The sender's header, in place of the frame's first bytes: it
+		 * wrote them here instead of into the frame, and so needed no
+		 * fence (ring.h). */
+		if (d->hdr_len)
+			memcpy(f->data, d->hdr, d->hdr_len);
 		f->len = d->len;
 		f->buf_off = d->buf_off;
-		f->send_at_ns = (d->flags & GNIO_TX_F_TIMED) ? d->send_at_ns : 0;
+		f->send_at_ns = d->send_at_ns;
 		f->copied = 0;
 		n++;
 		idx++;
@@ -190,8 +231,9 @@ unsigned gnio_tx_proxy_step(void *arg)
 	if (acc) {
 		uint64_t bytes = 0, in_place = 0, copies = 0, timed = 0, late = 0, unseen = 0;
 		for (unsigned i = 0; i < acc; i++) {
-			const struct gnio_tx_desc *d = &p->desc[(p->next + i) & p->mask];
-			const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
+			struct gnio_tx_desc_view d;
+			gnio_tx_ring_peek(p->desc, p->mask, p->next + i, &d);
+			const struct gnio_tx_proxy_buf *b = desc_buf(p, &d);
 			bytes += p->frames[i].len;
 			in_place += b->hold != NULL;
 			copies += !b->cpu || p->frames[i].copied;
@@ -235,11 +277,13 @@ void gnio_tx_proxy_drain(struct gnio_tx_proxy *p)
 	/* What the wire never finished, and descriptors committed but never
 	 * taken, will not be sent: their RX buffers must not stay held. */
 	for (uint64_t i = p->done;; i++) {
-		const struct gnio_tx_desc *d = i < p->next ? &p->desc[i & p->mask] : gnio_tx_ring_ready(p->desc, p->mask, i);
-		if (!d)
+		struct gnio_tx_desc_view d;
+		if (i < p->next)
+			gnio_tx_ring_peek(p->desc, p->mask, i, &d);
+		else if (!gnio_tx_ring_read(p->desc, p->desc_hdr, p->mask, p->size_log2, i, &d))
 			break;
-		const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
+		const struct gnio_tx_proxy_buf *b = desc_buf(p, &d);
 		if (b && b->hold)
-			gnio_hold_done(&b->hold[d->buf_off / b->elem_size]);
+			hold_done(&b->hold[d.buf_off / b->elem_size]);
 	}
 }

@@ -3,8 +3,9 @@
  * The echo app on CUDA: frames in, Ethernet addresses swapped, frames out
  * through the TX ring (slot style). A TX ring smaller than the traffic makes
  * the kernel wait out AGAIN by draining completions. Run at block, warp and
- * thread scope in turn on the same queues; every frame comes back once, in
- * order, byte for byte apart from the swapped addresses.
+ * thread scope in turn on the same queues, then at warp and thread scope
+ * with watcher warps polling for the consumer; every frame comes back once,
+ * in order, byte for byte apart from the swapped addresses.
  */
 #include "gpu_test.h"
 
@@ -49,12 +50,16 @@ int main(void)
 
 	struct gnio_runner *r;
 	GT_OK(gnio_runner_create(g, &r));
-	const int scopes[3] = {2, 1, 0};
-	const uint32_t sizes[3] = {128, 1500, 64};
-	const uint64_t counts[3] = {1000, 500, 200};
+	/* The last two rounds have watcher warps poll for a warp and a thread
+	 * consumer (and make its releases): the same frames must come back. */
+	const int scopes[5] = {2, 1, 0, 1, 0};
+	const uint32_t watchers[5] = {0, 0, 0, 3, 2};
+	const uint32_t sizes[5] = {128, 1500, 64, 64, 1500};
+	const uint64_t counts[5] = {1000, 500, 200, 1000, 300};
 	uint64_t seq = 0, total = 0;
-	for (int s = 0; s < 3; s++) {
+	for (int s = 0; s < 5; s++) {
 		struct gnio_gen_cfg cfg = gt_gen_cfg(GNIO_GEN_UDP, sizes[s]);
+		a.watchers = watchers[s];
 		gt_app_start(r, echo, &a, st, scopes[s]);
 		/* Send and take the echoes back concurrently would be nicer; the
 		 * peer FIFO (4096) holds them all, so send first. */
@@ -66,8 +71,9 @@ int main(void)
 		GT_CHECK(st->packets == counts[s] && st->tx_packets == counts[s] && st->errors == 0,
 			 "scope %d: rx %llu tx %llu errors %llu", scopes[s], (unsigned long long)st->packets,
 			 (unsigned long long)st->tx_packets, (unsigned long long)st->errors);
-		printf("echo scope %d: %llu frames of %u bytes back byte for byte, %llu AGAINs drained\n",
-		       scopes[s], (unsigned long long)counts[s], sizes[s], (unsigned long long)st->tx_again);
+		printf("echo scope %d, %u watchers: %llu frames of %u bytes back byte for byte, %llu AGAINs drained\n",
+		       scopes[s], watchers[s], (unsigned long long)counts[s], sizes[s],
+		       (unsigned long long)st->tx_again);
 		seq += counts[s];
 		total += counts[s];
 	}

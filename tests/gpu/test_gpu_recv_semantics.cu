@@ -1,22 +1,64 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/gpu/test_gpu_recv_semantics.cu - the receive semantics of the device
- * API on the GPU, at thread, warp and block scope: the checks of
+ * API on the GPU, at thread, warp and block scope (block scope with the
+ * receive's copies in shared memory), and at thread and warp scope with
+ * watcher warps polling for the consumer: the checks of
  * tests/util/recv_semantics.h (also run on the CPU device by
  * tests/unit/test_recv_semantics.c), each receive made by a CUDA kernel.
  */
 #include "gpu_test.h"
 #include "recv_semantics.h"
 
-template <int SCOPE>
-__global__ void rs_kernel(const struct gnio_gpu_eth_rxq *rxq, struct rs_ctl *c, struct gnio_kernel_ctl *ctl)
+#define RS_LOCAL_ENTRIES 64u /* the rig's ring (rc.rx_entries) */
+
+/* WATCHERS > 0: that many warps after the first poll for a thread or warp
+ * consumer (gnio_gpu_dev_eth_rxq_watch_*), which receives on a shared copy
+ * of the handle. */
+template <int SCOPE, int WATCHERS>
+__global__ void rs_kernel(const struct gnio_gpu_eth_rxq *rxq_in, struct rs_ctl *c, struct gnio_kernel_ctl *ctl)
 {
 	__shared__ struct gnio_gpu_dev_eth_rxq_attr attr[RS_MAX_ATTR];
 	__shared__ uint32_t s_go, s_max, s_release, s_attrs;
 	__shared__ uint64_t s_timeout;
 	__shared__ int s_stop;
+	__shared__ struct gnio_gpu_eth_rxq s_q;
+	__shared__ gnio_gpu_dev_eth_rxq_state s_state;
+	__shared__ gnio_gpu_dev_eth_rxq_watch s_watch;
 	uint32_t seen = 0;
 	const uint32_t tid = threadIdx.x;
+	const struct gnio_gpu_eth_rxq *rxq = rxq_in;
+	/* Block scope: the receive's copies of the completions (and headers)
+	 * in shared memory, gnio_gpu_dev_eth_rxq_local_to_shared; the same
+	 * checks must hold. */
+	__shared__ uint64_t s_meta[RS_LOCAL_ENTRIES], s_hdr[RS_LOCAL_ENTRIES * GNIO_RX_HDR_LOCAL_WORDS];
+	__shared__ int s_local;
+	if (SCOPE == GT_SCOPE_BLOCK) {
+		if (tid == 0) {
+			s_q = *rxq_in;
+			s_local = gnio_gpu_dev_eth_rxq_local_to_shared(&s_q, s_meta, s_hdr, RS_LOCAL_ENTRIES);
+		}
+		__syncthreads();
+		if (!s_local) {
+			if (tid == 0)
+				gnio_gpu_dev_kernel_set_exit_code(ctl, 1); /* the ring outgrew the arrays */
+			return;
+		}
+		rxq = &s_q;
+	}
+	if (WATCHERS) {
+		if (tid == 0) {
+			s_q = *rxq_in;
+			gnio_gpu_dev_eth_rxq_state_to_shared(&s_q, &s_state);
+			gnio_gpu_dev_eth_rxq_watch_attach(&s_q, &s_watch, WATCHERS);
+		}
+		__syncthreads();
+		if (tid >= 32) {
+			gnio_gpu_dev_eth_rxq_watch_run(&s_q, tid / 32u - 1u);
+			return;
+		}
+		rxq = &s_q;
+	}
 	if ((SCOPE == GT_SCOPE_THREAD && tid != 0) || (SCOPE == GT_SCOPE_WARP && tid >= 32))
 		return;
 	for (;;) {
@@ -67,15 +109,21 @@ __global__ void rs_kernel(const struct gnio_gpu_eth_rxq *rxq, struct rs_ctl *c, 
 		if (tid == 0)
 			rs_publish(c, go, err, first, n, elapsed, rxq, at);
 	}
+	if (WATCHERS && tid == 0)
+		gnio_gpu_dev_eth_rxq_watch_stop(rxq);
 	gnio_gpu_dev_eth_rxq_release<(SCOPE == GT_SCOPE_BLOCK ? GNIO_GPUNETIO_ETH_EXEC_SCOPE_BLOCK
 				      : SCOPE == GT_SCOPE_WARP ? GNIO_GPUNETIO_ETH_EXEC_SCOPE_WARP
 							       : GNIO_GPUNETIO_ETH_EXEC_SCOPE_THREAD)>(rxq);
+	if (WATCHERS && tid == 0)
+		gnio_gpu_dev_eth_rxq_state_back(rxq_in, rxq);
+	/* the block-scope copy of the handle kept the queue's own state: nothing to put back */
 }
 
 struct rs_launch {
 	const struct gnio_gpu_eth_rxq *rxq;
 	struct rs_ctl *ctl;
 	int scope;
+	int watched; /* two watcher warps */
 };
 
 static gnio_error_t rs_launch_fn(const struct gnio_runner_launch *l)
@@ -83,11 +131,15 @@ static gnio_error_t rs_launch_fn(const struct gnio_runner_launch *l)
 	const struct rs_launch *a = (const struct rs_launch *)l->user;
 	cudaStream_t s = (cudaStream_t)l->stream;
 	if (a->scope == GT_SCOPE_BLOCK)
-		rs_kernel<GT_SCOPE_BLOCK><<<1, 128, 0, s>>>(a->rxq, a->ctl, l->ctl);
+		rs_kernel<GT_SCOPE_BLOCK, 0><<<1, 128, 0, s>>>(a->rxq, a->ctl, l->ctl);
+	else if (a->scope == GT_SCOPE_WARP && a->watched)
+		rs_kernel<GT_SCOPE_WARP, 2><<<1, 96, 0, s>>>(a->rxq, a->ctl, l->ctl);
 	else if (a->scope == GT_SCOPE_WARP)
-		rs_kernel<GT_SCOPE_WARP><<<1, 32, 0, s>>>(a->rxq, a->ctl, l->ctl);
+		rs_kernel<GT_SCOPE_WARP, 0><<<1, 32, 0, s>>>(a->rxq, a->ctl, l->ctl);
+	else if (a->watched)
+		rs_kernel<GT_SCOPE_THREAD, 2><<<1, 96, 0, s>>>(a->rxq, a->ctl, l->ctl);
 	else
-		rs_kernel<GT_SCOPE_THREAD><<<1, 1, 0, s>>>(a->rxq, a->ctl, l->ctl);
+		rs_kernel<GT_SCOPE_THREAD, 0><<<1, 1, 0, s>>>(a->rxq, a->ctl, l->ctl);
 	GT_LAUNCH_CHECK();
 	return GNIO_SUCCESS;
 }
@@ -101,9 +153,13 @@ int main(void)
 {
 	struct gnio_gpu *g = gt_gpu_open(NULL, 0);
 	static const char *const names[] = {"thread", "warp", "block"};
-	/* every scope, without and with an inline header */
-	for (int run = 0; run < 2 * (GT_SCOPE_BLOCK + 1); run++) {
-		const int scope = run % (GT_SCOPE_BLOCK + 1), inline_header = run > GT_SCOPE_BLOCK;
+	/* every scope, without and with an inline header; then thread and warp
+	 * scope with watcher warps, without and with one */
+	for (int run = 0; run < 2 * (GT_SCOPE_BLOCK + 1) + 4; run++) {
+		const int plain = run < 2 * (GT_SCOPE_BLOCK + 1), w = run - 2 * (GT_SCOPE_BLOCK + 1);
+		const int scope = plain ? run % (GT_SCOPE_BLOCK + 1) : w % 2;
+		const int inline_header = plain ? run > GT_SCOPE_BLOCK : w >= 2;
+		const int watched = !plain;
 		struct gt_rig rig;
 		struct gt_rig_cfg rc;
 		char wire[32];
@@ -118,7 +174,7 @@ int main(void)
 		memset(ctl_cpu, 0, sizeof(struct rs_ctl));
 		struct gnio_runner *r;
 		GT_OK(gnio_runner_create(g, &r));
-		struct rs_launch la = {rig.rxh, (struct rs_ctl *)ctl_gpu, scope};
+		struct rs_launch la = {rig.rxh, (struct rs_ctl *)ctl_gpu, scope, watched};
 		GT_OK(gnio_runner_start(r, rs_launch_fn, &la));
 		struct rs_env e;
 		memset(&e, 0, sizeof(e));
@@ -130,15 +186,16 @@ int main(void)
 		/* compute-sanitizer slows kernels down: allow more after a timeout */
 		int bad = rs_run(&e, gt_under_sanitizer() ? 2000 : 50);
 		GT_OK(gnio_runner_stop(r, 5000));
-		GT_CHECK(!bad, "%s scope%s: %s", names[scope], inline_header ? ", inline header" : "", e.why);
+		GT_CHECK(!bad, "%s scope%s%s: %s", names[scope], inline_header ? ", inline header" : "",
+			 watched ? ", watched" : "", e.why);
 		struct gnio_eth_rxq_stats st;
 		GT_OK(gnio_eth_rxq_get_stats(rig.rxq, &st));
 		GT_CHECK(st.dropped_total == 0 && st.released == st.rx_packets, "%s scope: books (rx %llu released %llu "
 			 "dropped %llu)", names[scope], (unsigned long long)st.rx_packets,
 			 (unsigned long long)st.released, (unsigned long long)st.dropped_total);
-		printf("%s scope%s: look once, fill to max, fill to timeout, max 0, both 0, attributes, release, "
+		printf("%s scope%s%s: look once, fill to max, fill to timeout, max 0, both 0, attributes, release, "
 		       "header: ok\n",
-		       names[scope], inline_header ? ", inline header" : "");
+		       names[scope], inline_header ? ", inline header" : "", watched ? ", 2 watchers" : "");
 		GT_OK(gnio_runner_destroy(r));
 		GT_OK(gnio_gpu_mem_free(g, ctl_gpu));
 		gt_rig_close(&rig);

@@ -9,8 +9,11 @@
  * - with an asynchronous wire, done (and in-place holds, notifications)
  *   move only as the wire reports completions;
  * - a timed descriptor holds the queue until its time;
- * - drain releases the holds of frames that will never be sent.
+ * - drain releases the holds of frames that will never be sent;
+ * - a header carried in the descriptor replaces the frame's first bytes,
+ *   and the proxy waits for an in-place hold mark its descriptor overtook.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,8 +89,10 @@ static struct tx_fix *tx_fix_new(unsigned wire_features)
 	f->q.sh = test_zalloc_line(sizeof(*f->q.sh));
 	f->q.lc = test_zalloc_line(sizeof(*f->q.lc));
 	f->q.desc = test_zalloc_line(RING * sizeof(*f->q.desc));
+	f->q.desc_hdr = test_zalloc_line(RING * GNIO_TX_HDR_LINE_WORDS * sizeof(uint64_t));
 	f->q.size = RING;
 	f->q.mask = RING - 1;
+	f->q.size_log2 = (uint32_t)__builtin_ctz(RING);
 	f->q.nbufs = 3;
 	f->q.slot_buf = -1;
 	for (uint32_t b = 0; b < 3; b++)
@@ -103,8 +108,10 @@ static struct tx_fix *tx_fix_new(unsigned wire_features)
 	p->ctx = &f->ctx;
 	p->sh = f->q.sh;
 	p->desc = f->q.desc;
+	p->desc_hdr = f->q.desc_hdr;
 	p->size = RING;
 	p->mask = RING - 1;
+	p->size_log2 = (uint32_t)__builtin_ctz(RING);
 	p->burst = 8;
 	p->max_frame = MAX_FRAME;
 	p->bufs[BUF_HOST] = (struct gnio_tx_proxy_buf){.cpu = f->mem[0], .dev = f->mem[0], .size = HOST_SIZE};
@@ -133,6 +140,7 @@ static void tx_fix_free(struct tx_fix *f)
 	free(f->q.sh);
 	free(f->q.lc);
 	free(f->q.desc);
+	free(f->q.desc_hdr);
 	free(f);
 }
 
@@ -179,6 +187,17 @@ static void expect_sent(const struct tx_fix *f, unsigned i, uint32_t buf, uint64
 }
 
 /* ------------------------------------------------- 5. TX descriptors -- */
+
+/* Sender: a descriptor whose first hdr_len bytes travel in it (the
+ * device API's send_hdr), written without a fence. */
+static uint64_t commit_hdr(struct tx_fix *f, uint32_t buf, uint64_t off, uint32_t len, const uint8_t *hdr,
+			   uint32_t hdr_len)
+{
+	uint64_t t = 0;
+	assert_ok(gnio_tx_ring_reserve_exclusive(&f->q, 1, &t));
+	gnio_tx_ring_write(&f->q, t, buf, off, len, 0, 0, hdr, hdr_len, 0);
+	return t;
+}
 
 static void test_tx_invalid_descriptors(void **state)
 {
@@ -232,6 +251,92 @@ static void test_tx_invalid_descriptors(void **state)
 		assert_int_equal(f->ev[i].error, GNIO_ERROR_INVALID_VALUE);
 		assert_int_equal(f->ev[i].index, bad[i]);
 	}
+	tx_fix_free(f);
+}
+
+/* A header carried in the descriptor goes out in place of the frame's first
+ * bytes (host memory where it lies, device memory in the stage), and the
+ * buffer keeps it; one longer than a descriptor holds or than its frame is
+ * a TX error. */
+static void test_tx_header_in_descriptor(void **state)
+{
+	struct tx_fix *f = tx_fix_new(0);
+	uint8_t hdr[GNIO_TX_HDR_BYTES + 1];
+	for (uint32_t i = 0; i < sizeof(hdr); i++)
+		hdr[i] = (uint8_t)(0xc0 ^ i);
+
+	commit_hdr(f, BUF_HOST, 0, 100, hdr, 12);                          /* 0 */
+	commit_hdr(f, BUF_DEV, 128, 90, hdr, 20);                          /* 1 */
+	gnio_tx_ring_hold(&f->q, BUF_POOL, (uint64_t)2 * POOL_ELEM);
+	commit_hdr(f, BUF_POOL, (uint64_t)2 * POOL_ELEM, 80, hdr, GNIO_TX_HDR_BYTES); /* 2: in place */
+	commit_hdr(f, BUF_HOST, 256, 60, hdr, GNIO_TX_HDR_BYTES + 1);     /* 3: too long a header */
+	commit_hdr(f, BUF_HOST, 512, 8, hdr, 12);                          /* 4: longer than its frame */
+	commit_hdr(f, BUF_HOST, 768, 60, hdr, 0);                          /* 5: unchanged */
+	assert_int_equal(gnio_tx_proxy_step(&f->p), 3);
+	assert_int_equal(gnio_tx_proxy_step(&f->p), 3); /* errors 3 and 4, send 5 */
+	assert_int_equal(done(f), 6);
+	assert_int_equal(f->p.tx_errors, 2);
+	assert_int_equal(f->w->tx_count, 4);
+
+	const uint32_t hl[3] = {12, 20, GNIO_TX_HDR_BYTES};
+	const uint32_t bufs[3] = {BUF_HOST, BUF_DEV, BUF_POOL};
+	const uint64_t offs[3] = {0, 128, (uint64_t)2 * POOL_ELEM};
+	for (unsigned i = 0; i < 3; i++) {
+		const struct fake_tx_sent *sent = &f->w->tx[i];
+		assert_int_equal(sent->buf_off, offs[i]);
+		assert_memory_equal(sent->head, hdr, hl[i]);
+		for (uint32_t k = hl[i]; k < FAKE_WIRE_TX_KEEP; k++)
+			if (sent->head[k] != content(bufs[i], offs[i] + k))
+				fail_msg("frame %u byte %u is not the buffer's", i, k);
+	}
+	expect_sent(f, 3, BUF_HOST, 768, 60);
+	/* Host buffers hold the new bytes; device memory was only copied. */
+	assert_memory_equal(f->mem[BUF_HOST], hdr, 12);
+	assert_memory_equal(f->mem[BUF_POOL] + 2 * POOL_ELEM, hdr, GNIO_TX_HDR_BYTES);
+	assert_int_equal(f->mem[BUF_DEV][128], content(BUF_DEV, 128));
+	assert_int_equal(f->hold[2], GNIO_HOLD_DONE);
+	assert_int_equal(gnio_pe_progress(f->pe), 2);
+	assert_int_equal(f->ev[0].index, 3);
+	assert_int_equal(f->ev[1].index, 4);
+	tx_fix_free(f);
+}
+
+struct late_mark {
+	uint32_t *hold;
+	uint64_t delay_ns;
+};
+
+static void *store_sent_late(void *arg)
+{
+	struct late_mark *m = arg;
+	const uint64_t until = test_now_ns() + m->delay_ns;
+	while (test_now_ns() < until)
+		;
+	__atomic_store_n(m->hold, GNIO_HOLD_SENT, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* An unfenced in-place descriptor may reach the proxy before the sender's
+ * SENT mark: the proxy waits for the mark before it says DONE, so the late
+ * mark cannot overwrite DONE and hold the slot for ever. A mark that never
+ * comes (a slot sent twice, against the rules) costs a bounded wait. */
+static void test_tx_hold_mark_after_descriptor(void **state)
+{
+	struct tx_fix *f = tx_fix_new(0);
+	struct late_mark m = {&f->hold[5], 2000000}; /* 2 ms: well inside the proxy's 50 ms wait */
+	pthread_t th;
+	commit_hdr(f, BUF_POOL, (uint64_t)5 * POOL_ELEM, 64, NULL, 0); /* the mark is not there yet */
+	assert_int_equal(pthread_create(&th, NULL, store_sent_late, &m), 0);
+	assert_int_equal(gnio_tx_proxy_step(&f->p), 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(f->hold[5], GNIO_HOLD_DONE);
+	assert_int_equal(done(f), 1);
+
+	const uint64_t t0 = test_now_ns();
+	commit_hdr(f, BUF_POOL, (uint64_t)6 * POOL_ELEM, 64, NULL, 0); /* no mark ever */
+	assert_int_equal(gnio_tx_proxy_step(&f->p), 1);
+	assert_int_equal(f->hold[6], GNIO_HOLD_DONE);
+	assert_true(test_now_ns() - t0 < 1000000000ull);
 	tx_fix_free(f);
 }
 
@@ -434,6 +539,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_invalid_descriptors),
 		cmocka_unit_test(test_tx_device_read_fails),
+		cmocka_unit_test(test_tx_header_in_descriptor),
+		cmocka_unit_test(test_tx_hold_mark_after_descriptor),
 		cmocka_unit_test(test_tx_partial_accept),
 		cmocka_unit_test(test_tx_async_reap),
 		cmocka_unit_test(test_tx_timed_holds_queue),

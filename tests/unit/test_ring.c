@@ -140,8 +140,10 @@ static void tx_fix_init(struct tx_fix *f, uint32_t size, int with_pool)
 	f->q.sh = test_zalloc_line(sizeof(*f->q.sh));
 	f->q.lc = test_zalloc_line(sizeof(*f->q.lc));
 	f->q.desc = test_zalloc_line((size_t)size * sizeof(*f->q.desc));
+	f->q.desc_hdr = test_zalloc_line((size_t)size * GNIO_TX_HDR_LINE_WORDS * sizeof(uint64_t));
 	f->q.size = size;
 	f->q.mask = size - 1;
+	f->q.size_log2 = (uint32_t)__builtin_ctz(size);
 	f->q.slot_buf = -1;
 	if (with_pool) {
 		f->pool = test_zalloc_line((size_t)size * 64);
@@ -159,7 +161,14 @@ static void tx_fix_fini(struct tx_fix *f)
 	free(f->q.sh);
 	free(f->q.lc);
 	free(f->q.desc);
+	free(f->q.desc_hdr);
 	free(f->pool);
+}
+
+/* Proxy side: is descriptor idx complete? */
+static int tx_ready(const struct tx_fix *f, uint64_t idx, struct gnio_tx_desc_view *v)
+{
+	return gnio_tx_ring_read(f->q.desc, f->q.desc_hdr, f->q.mask, f->q.size_log2, idx, v);
 }
 
 /* Proxy side: consume ready descriptors in order; returns how many. */
@@ -167,11 +176,11 @@ static uint32_t tx_consume(struct tx_fix *f, uint64_t *seen, uint32_t max)
 {
 	uint32_t n = 0;
 	while (n < max) {
-		const struct gnio_tx_desc *d = gnio_tx_ring_ready(f->q.desc, f->q.mask, f->next);
-		if (!d)
+		struct gnio_tx_desc_view d;
+		if (!tx_ready(f, f->next, &d))
 			break;
 		if (seen)
-			seen[n] = d->buf_off;
+			seen[n] = d.buf_off;
 		f->next++;
 		n++;
 	}
@@ -595,20 +604,22 @@ static void test_tx_commit_out_of_order(void **state)
 	/* 0 is ready, 1 is the gap, 2 waits behind it. */
 	assert_int_equal(tx_consume(&f, seen, 8), 1);
 	assert_int_equal(seen[0], 0);
-	assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, 1));
+	struct gnio_tx_desc_view d;
+	assert_false(tx_ready(&f, 1, &d));
 	assert_int_equal(tx_consume(&f, seen, 8), 0);
 	gnio_tx_ring_commit(&f.q, t1, 0, 100, 61, GNIO_TX_F_TIMED, 12345);
+	assert_true(tx_ready(&f, 1, &d));
 	assert_int_equal(tx_consume(&f, seen, 8), 2);
 	assert_int_equal(seen[0], 100);
 	assert_int_equal(seen[1], 200);
-	const struct gnio_tx_desc *d = &f.q.desc[1];
-	assert_int_equal(d->len, 61);
-	assert_int_equal(d->flags, GNIO_TX_F_TIMED);
-	assert_int_equal(d->send_at_ns, 12345);
+	assert_int_equal(d.len, 61);
+	assert_int_equal(d.flags, GNIO_TX_F_TIMED);
+	assert_int_equal(d.send_at_ns, 12345);
+	assert_int_equal(d.hdr_len, 0);
 	tx_fix_fini(&f);
 }
 
-static void test_tx_stale_tag_and_recover(void **state)
+static void test_tx_stale_lap_and_recover(void **state)
 {
 	(void)state;
 	struct tx_fix f;
@@ -627,14 +638,15 @@ static void test_tx_stale_tag_and_recover(void **state)
 	/* Not completed yet: still full. */
 	assert_gnio(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
 	gnio_tx_ring_complete(f.q.sh, f.next);
-	/* Lap 1: every slot carries a tag from lap 0 that must not match. */
+	/* Lap 1: every slot carries words of lap 0, whose phase must not match. */
 	for (uint64_t i = 8; i < 16; i++) {
 		assert_ok(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t));
 		assert_int_equal(t, i);
-		assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, i));
+		struct gnio_tx_desc_view d;
+		assert_false(tx_ready(&f, i, &d));
 	}
 	assert_int_equal(tx_consume(&f, NULL, 64), 0);
-	/* Many laps later a tag from 3 laps ago does not match either. */
+	/* Many laps later, words of the lap before do not match either. */
 	for (uint64_t i = 8; i < 16; i++)
 		gnio_gpu_dev_eth_txq_commit(&f.q, i, 60, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
 	assert_int_equal(tx_consume(&f, NULL, 64), 8);
@@ -642,17 +654,107 @@ static void test_tx_stale_tag_and_recover(void **state)
 	for (int lap = 2; lap < 50; lap++) {
 		for (int i = 0; i < 8; i++) {
 			assert_ok(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t));
-			assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, t));
+			struct gnio_tx_desc_view d;
+			assert_false(tx_ready(&f, t, &d));
 			gnio_gpu_dev_eth_txq_commit(&f.q, t, 60, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, 0);
-			const struct gnio_tx_desc *d = gnio_tx_ring_ready(f.q.desc, f.q.mask, t);
-			assert_non_null(d);
-			assert_int_equal(d->buf_off, (t & 7) * 64);
+			assert_true(tx_ready(&f, t, &d));
+			assert_int_equal(d.buf_off, (t & 7) * 64);
 		}
 		assert_gnio(gnio_gpu_dev_eth_txq_reserve(&f.q, 1, &t), GNIO_ERROR_AGAIN);
 		assert_int_equal(tx_consume(&f, NULL, 64), 8);
 		gnio_tx_ring_complete(f.q.sh, f.next);
 	}
 	assert_int_equal(gnio_gpu_dev_eth_txq_completed(&f.q), 50 * 8);
+	tx_fix_fini(&f);
+}
+
+/* The descriptor is complete only when every word it needs shows this
+ * lap, whatever order the words landed in: w0 and w1 always, w2 for a
+ * timed send, and the header words its length needs. */
+static void test_tx_words_each_checked(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, 8, 1);
+	struct gnio_tx_desc_view d;
+	uint64_t *w = f.q.desc[3].w, *h = f.q.desc_hdr + 3 * GNIO_TX_HDR_LINE_WORDS;
+	const uint64_t lap1 = 0, lap0 = GNIO_TX_PHASE; /* entry 11 is on lap 1 of 8 entries */
+	/* Lap 0 left entry 3 complete; lap 1's w0 lands first. */
+	gnio_tx_ring_write(&f.q, 3, 0, 64, 60, 0, 0, NULL, 0, 1);
+	assert_true(tx_ready(&f, 3, &d));
+	w[0] = lap1 | (64u * 3u);
+	assert_false(tx_ready(&f, 11, &d)); /* w1 still lap 0's */
+	w[1] = lap1 | 60u;
+	assert_true(tx_ready(&f, 11, &d));
+	assert_int_equal(d.buf_off, 192);
+	assert_int_equal(d.len, 60);
+	/* Timed: w2 is read, and must be this lap's too. */
+	w[0] = lap1 | ((uint64_t)GNIO_TX_F_TIMED << GNIO_TX_W0_FLAG_SHIFT) | 192u;
+	w[2] = lap0 | 777u;
+	assert_false(tx_ready(&f, 11, &d));
+	w[2] = lap1 | 777u;
+	assert_true(tx_ready(&f, 11, &d));
+	assert_int_equal(d.send_at_ns, 777);
+	/* A 20-byte header needs three header words; a stale third one holds it. */
+	w[0] = lap1 | 192u;
+	w[1] = lap1 | (20ull << GNIO_TX_W1_HDR_SHIFT) | 60u;
+	h[0] = lap1;
+	h[1] = lap1;
+	h[2] = lap0;
+	assert_false(tx_ready(&f, 11, &d));
+	h[2] = lap1;
+	assert_true(tx_ready(&f, 11, &d));
+	assert_int_equal(d.hdr_len, 20);
+	tx_fix_fini(&f);
+}
+
+/* A header of every length up to the most a descriptor holds comes back
+ * byte for byte; the frame's other fields are untouched by it. */
+static void test_tx_header_roundtrip(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, 8, 1);
+	uint8_t hdr[GNIO_TX_HDR_BYTES];
+	for (uint32_t i = 0; i < sizeof(hdr); i++)
+		hdr[i] = (uint8_t)(0xa0 + i);
+	for (uint32_t len = 0; len <= GNIO_TX_HDR_BYTES; len++) {
+		struct gnio_tx_desc_view d;
+		uint64_t t = 0;
+		memset(&d, 0, sizeof(d));
+		assert_ok(gnio_tx_ring_reserve_exclusive(&f.q, 1, &t));
+		assert_int_equal(t, len);
+		gnio_tx_ring_write(&f.q, t, 0, (t & 7) * 64, 60, GNIO_TX_F_NOTIFY, 0, hdr, len, 0);
+		assert_true(tx_ready(&f, t, &d));
+		assert_int_equal(d.hdr_len, len);
+		assert_memory_equal(d.hdr, hdr, len);
+		assert_int_equal(d.len, 60);
+		assert_int_equal(d.buf_off, (t & 7) * 64);
+		assert_int_equal(d.flags, GNIO_TX_F_NOTIFY | GNIO_TX_F_UNORDERED);
+		gnio_tx_ring_complete(f.q.sh, t + 1);
+	}
+	/* Through the device API: too long a header, or none given, is refused
+	 * and queues nothing. */
+	uint64_t ticket = 0;
+	uint8_t *frame = f.pool + 64;
+	assert_gnio(gnio_gpu_dev_eth_txq_send_hdr_thread(&f.q, (uint64_t)(uintptr_t)frame, TX_KEY, 60, hdr,
+							   GNIO_TX_HDR_BYTES + 1, GNIO_GPUNETIO_ETH_SEND_FLAG_NONE,
+							   &ticket),
+		    GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_gpu_dev_eth_txq_send_hdr_thread(&f.q, (uint64_t)(uintptr_t)frame, TX_KEY, 10, hdr, 12,
+							   GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, &ticket),
+		    GNIO_ERROR_INVALID_VALUE);
+	assert_gnio(gnio_gpu_dev_eth_txq_send_hdr_thread(&f.q, (uint64_t)(uintptr_t)frame, TX_KEY, 60, NULL, 12,
+							   GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, &ticket),
+		    GNIO_ERROR_INVALID_VALUE);
+	assert_int_equal(f.q.lc->tail, GNIO_TX_HDR_BYTES + 1);
+	assert_ok(gnio_gpu_dev_eth_txq_send_hdr_thread(&f.q, (uint64_t)(uintptr_t)frame, TX_KEY, 60, hdr, 12,
+						       GNIO_GPUNETIO_ETH_SEND_FLAG_NONE, &ticket));
+	struct gnio_tx_desc_view d;
+	assert_true(tx_ready(&f, ticket, &d));
+	assert_int_equal(d.hdr_len, 12);
+	assert_memory_equal(d.hdr, hdr, 12);
+	assert_int_equal(d.buf_off, 64);
 	tx_fix_fini(&f);
 }
 
@@ -814,7 +916,8 @@ static void test_tx_stress_two_senders(void **state)
 	assert_int_equal(next_seq[2], STRESS_N / 2);
 	assert_int_equal(f.q.lc->tail, STRESS_N);
 	/* Nothing beyond what was sent became ready. */
-	assert_null(gnio_tx_ring_ready(f.q.desc, f.q.mask, STRESS_N));
+	struct gnio_tx_desc_view last;
+	assert_false(tx_ready(&f, STRESS_N, &last));
 	tx_fix_fini(&f);
 }
 
@@ -835,7 +938,9 @@ int main(void)
 		cmocka_unit_test(test_tx_invalid),
 		cmocka_unit_test(test_tx_no_pool_bad_state),
 		cmocka_unit_test(test_tx_commit_out_of_order),
-		cmocka_unit_test(test_tx_stale_tag_and_recover),
+		cmocka_unit_test(test_tx_stale_lap_and_recover),
+		cmocka_unit_test(test_tx_words_each_checked),
+		cmocka_unit_test(test_tx_header_roundtrip),
 		cmocka_unit_test(test_rx_stress_two_threads),
 		cmocka_unit_test(test_rx_stress_inline_header),
 		cmocka_unit_test(test_tx_stress_two_senders),

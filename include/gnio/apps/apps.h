@@ -93,6 +93,11 @@ struct gnio_app_args {
 	 * kernels also store SM clock stamps (GNIO_APP_TRACE_CLK_*) before
 	 * those two, with the global timer for converting them. */
 	uint64_t *trace;
+	/* CUDA, THREAD or WARP receive: warps that poll the RX queue for the
+	 * consumer (gnio_gpu_dev_eth_rxq_watch_*), 0 none. The block grows by
+	 * that many warps. For latency; a busy queue is received faster
+	 * without. */
+	uint32_t watchers;
 };
 #define GNIO_APP_TRACE_RECV 0
 #define GNIO_APP_TRACE_CLK_RECV_CALL 1 /* the receive that got the frames was called */

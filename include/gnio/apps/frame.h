@@ -41,6 +41,18 @@ GNIO_HD void gnio_frame_swap_macs_from(uint8_t *frame, const uint8_t *hdr, uint3
 
 GNIO_HD void gnio_frame_swap_macs(uint8_t *frame, uint32_t len) { gnio_frame_swap_macs_from(frame, frame, len); }
 
+/* The first 12 bytes a frame of len bytes, whose first bytes are at hdr,
+ * leaves with when its MACs are swapped, into out (4-byte aligned), for a
+ * send that carries them in its descriptor (gnio_gpu_dev_eth_txq_send_hdr):
+ * returns how many replace the frame's (12, or 0 for a runt, left as it is). */
+GNIO_HD uint32_t gnio_frame_swapped_macs(uint32_t out[3], const uint8_t *hdr, uint32_t len)
+{
+	if (len < 12)
+		return 0;
+	gnio_frame_swap_macs_from((uint8_t *)out, hdr, len);
+	return 12;
+}
+
 /* XOR of the frame's 32-bit little-endian words, the tail bytes
  * zero-extended: what the touch app computes, so a test can check that every
  * byte was read. lane/step split the words among cooperating threads (0/1 for

@@ -87,6 +87,9 @@ enum gnio_gpu_dev_eth_cq_poll_mode {
 	GNIO_GPUNETIO_ETH_CQ_POLL_LAST = 1,
 };
 
+/* gnio: the most header bytes gnio_gpu_dev_eth_txq_send_hdr carries. */
+#define GNIO_GPUNETIO_ETH_TX_HDR_MAX 35u
+
 /* The descriptor index of a send. */
 typedef uint64_t gnio_gpu_dev_eth_ticket_t;
 

@@ -120,10 +120,20 @@ GNIO_DEV void gnio_rxq_fill_attr(const struct gnio_gpu_eth_rxq *q, uint64_t firs
 	}
 }
 
+#if GNIO_ON_GPU
+GNIO_DEV gnio_error_t gnio_rxq_recv_watched(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
+					    uint64_t *first, uint32_t *count, struct gnio_gpu_dev_eth_rxq_attr *attr,
+					    uint32_t rank, uint32_t width);
+#endif
+
 GNIO_DEV gnio_error_t gnio_rxq_recv_thread_impl(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
 						uint64_t *first, uint32_t *count,
 						struct gnio_gpu_dev_eth_rxq_attr *attr)
 {
+#if GNIO_ON_GPU
+	if (q->watch)
+		return gnio_rxq_recv_watched(q, max, timeout_ns, first, count, attr, 0, 1);
+#endif
 	gnio_error_t err = gnio_rxq_recv_one(q, max, timeout_ns, first, count);
 	if (attr && *count)
 		gnio_rxq_fill_attr(q, *first, *count, attr, 0, 1);
@@ -203,6 +213,180 @@ GNIO_DEV uint32_t gnio_warp_min_u32(uint32_t v)
 	return v;
 }
 
+/* ------------------------------------------------------------ watchers -- */
+
+/* How long watcher 0 lets a release wait for more before it stores it
+ * (SM cycles, about 25 us): slots come back that soon at a trickle. */
+#define GNIO_RX_WATCH_RELEASE_CYCLES 50000ll
+
+/* One poll of a watcher warp from entry base: with an inline header, lanes
+ * 0-7 load the first entry's line and lanes 8-31 the metas of the next 24,
+ * else every lane one entry's meta; all with acquire, in one instruction
+ * (one round trip). Ready entries' metas (and the first one's header) go to
+ * the local copies. Returns how many entries from base are ready, the same
+ * in every lane. range stays within the ring's size: a longer look could
+ * take an entry of two laps ago for this lap's (same phase). */
+GNIO_DEV uint32_t gnio_rxq_watch_poll(const struct gnio_gpu_eth_rxq *q, uint64_t base, uint32_t lane)
+{
+	const uint32_t span = q->hdr_local ? 32u - GNIO_RX_HDR_POLL_EXTRA : 32u;
+	const uint32_t range = span < q->size ? span : q->size;
+	return gnio_warp_min_u32(gnio_rxq_scan_member(q, base, range, lane, 32u, 1));
+}
+
+/* Attach watchers to the kernel's shared copy of an RX handle whose state
+ * is already in shared memory (gnio_gpu_dev_eth_rxq_state_to_shared); one
+ * thread, before a barrier of the whole block. */
+GNIO_DEV void gnio_rxq_watch_attach_impl(struct gnio_gpu_eth_rxq *copy, struct gnio_rx_watch *w, uint32_t watchers)
+{
+	w->ready_end = copy->lc->head;
+	w->look_clk = 0;
+	w->release_req = copy->lc->released;
+	w->stop = 0;
+	w->running = watchers;
+	w->watchers = watchers;
+	copy->watch = w;
+}
+
+/* A watcher warp's loop (all 32 lanes), until the consumer stops it. Each
+ * watcher times its first poll and starts its rounds rank / watchers of a
+ * round trip after watcher 0's; as every round is one round trip, they stay
+ * spread out. */
+GNIO_DEV void gnio_rxq_watch_run_impl(const struct gnio_gpu_eth_rxq *q, uint32_t rank)
+{
+	struct gnio_rx_watch *w = q->watch;
+	const uint32_t lane = threadIdx.x & 31u;
+	uint64_t published = gnio_load_acquire_cta_u64(&w->release_req); /* watcher 0's: what rx.cons holds */
+	long long published_clk = clock64();
+	for (int first = 1;; first = 0) {
+		if (gnio_load_cta_u32(&w->stop))
+			break;
+		if (rank == 0 && lane == 0) {
+			/* A system fence here holds this watcher for about 4 us
+			 * while the others poll: release in steps of a quarter
+			 * ring, or what waited GNIO_RX_WATCH_RELEASE_CYCLES. */
+			const uint64_t want = gnio_load_acquire_cta_u64(&w->release_req);
+			if (want != published && (want - published >= (q->size >> 2) ||
+						  clock64() - published_clk >= GNIO_RX_WATCH_RELEASE_CYCLES)) {
+				published = want;
+				published_clk = clock64();
+				/* RELEASE(rx.cons), for the consumer: pairs with the
+				 * proxy's ACQUIRE(rx.cons). The consumer's RELEASE of
+				 * release_req, acquired above, orders its reads of
+				 * the batch and its hold marks before this store. */
+				gnio_store_release_u64(&q->sh->cons, want);
+			}
+		}
+		uint64_t base = 0;
+		if (lane == 0)
+			base = gnio_load_acquire_cta_u64(&w->ready_end);
+		base = __shfl_sync(0xffffffffu, base, 0);
+		const long long issued = clock64();
+		const uint32_t r = gnio_rxq_watch_poll(q, base, lane);
+		if (r) {
+			/* The first entry's header came with the poll: publish it
+			 * at once (a ping-pong has one frame). The others' headers
+			 * are loaded first, one more round trip, by this warp. */
+			__syncwarp(); /* every lane's copies written */
+			if (lane == 0)
+				gnio_max_release_cta_u64(&w->ready_end, base + 1);
+			if (r > 1) {
+				if (q->hdr_local)
+					gnio_rx_ring_fill_hdr(q, base + 1, r - 1, lane, 32u, 0);
+				__syncwarp();
+				if (lane == 0)
+					gnio_max_release_cta_u64(&w->ready_end, base + r);
+			}
+		}
+		if (lane == 0)
+			gnio_max_release_cta_u64(&w->look_clk, (uint64_t)issued);
+		if (first && rank) {
+			/* stagger: rank / watchers of this poll's round trip later */
+			const long long rtt = clock64() - issued;
+			const long long until = clock64() + rtt * (long long)rank / (long long)w->watchers;
+			while (clock64() < until)
+				;
+		}
+	}
+	if (rank == 0 && lane == 0) {
+		const uint64_t want = gnio_load_acquire_cta_u64(&w->release_req);
+		if (want != published)
+			gnio_store_release_u64(&q->sh->cons, want); /* RELEASE(rx.cons), as above */
+	}
+	__syncwarp();
+	if (lane == 0)
+		atomicSub_block(&w->running, 1u);
+}
+
+/* The consumer, one thread: stop the watchers and wait until they have left
+ * (the last release they were asked for is stored). Receives and releases
+ * after it poll and store themselves. */
+GNIO_DEV void gnio_rxq_watch_stop_impl(const struct gnio_gpu_eth_rxq *q)
+{
+	struct gnio_rx_watch *w = q->watch;
+	gnio_store_cta_u32(&w->stop, 1u);
+	while (gnio_load_cta_u32(&w->running))
+		__nanosleep(100);
+	__threadfence_block();
+}
+
+/* A receive on a watched queue: the watchers poll, this group (a thread,
+ * or a warp whose lanes all call) waits on shared memory. Same results as
+ * the receive that polls itself; a look-once receive (timeout 1) takes what
+ * a look issued after the call found. */
+GNIO_DEV gnio_error_t gnio_rxq_recv_watched(const struct gnio_gpu_eth_rxq *q, uint32_t max, uint64_t timeout_ns,
+					    uint64_t *first, uint32_t *count, struct gnio_gpu_dev_eth_rxq_attr *attr,
+					    uint32_t rank, uint32_t width)
+{
+	struct gnio_rx_watch *w = q->watch;
+	const unsigned all = 0xffffffffu;
+	uint32_t want, n = 0;
+	*first = GNIO_GPUNETIO_ETH_RX_NO_PKT;
+	*count = 0;
+	gnio_error_t err = gnio_rxq_recv_check(q, max, timeout_ns, &want);
+	if (err != GNIO_SUCCESS)
+		return err;
+	if (width > 1)
+		__syncwarp();
+	if (rank == 0)
+		gnio_rx_ring_release(q); /* through the watchers */
+	const uint64_t head = q->lc->head; /* read by every lane before lane 0 moves it */
+	long long call = clock64();
+	uint64_t start = 0;
+	for (;;) {
+		uint64_t look = 0, end = 0;
+		int more = 0;
+		if (rank == 0) {
+			/* look_clk before ready_end: a look at or after the call
+			 * has its findings in ready_end already */
+			look = gnio_load_acquire_cta_u64(&w->look_clk);
+			end = gnio_load_acquire_cta_u64(&w->ready_end);
+			n = end - head >= want ? want : (uint32_t)(end - head);
+			if (n < want)
+				more = timeout_ns == 1 ? (long long)look < call
+						       : gnio_rxq_keep_polling(n, want, timeout_ns, &start);
+		}
+		if (width > 1) {
+			more = __shfl_sync(all, more, 0);
+			n = __shfl_sync(all, n, 0);
+		}
+		if (!more)
+			break;
+	}
+	if (width > 1)
+		__syncwarp();
+	if (rank == 0) {
+		q->lc->head = head + n;
+		q->lc->full_at_once = n == want && !start;
+	}
+	if (attr && n)
+		gnio_rxq_fill_attr(q, head, n, attr, rank, width);
+	*first = n ? head : GNIO_GPUNETIO_ETH_RX_NO_PKT;
+	*count = n;
+	if (width > 1)
+		__syncwarp();
+	return GNIO_SUCCESS;
+}
+
 /* All 32 lanes call and poll together; every lane gets the same result and
  * fills its share of the attributes. The previous batch is released only
  * once every lane is here. */
@@ -211,6 +395,8 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 					      struct gnio_gpu_dev_eth_rxq_attr *attr)
 {
 	const uint32_t lane = threadIdx.x & 31u;
+	if (q->watch)
+		return gnio_rxq_recv_watched(q, max, timeout_ns, first, count, attr, lane, 32u);
 	uint32_t want, n = 0;
 	*first = GNIO_GPUNETIO_ETH_RX_NO_PKT;
 	*count = 0;
@@ -520,6 +706,28 @@ GNIO_DEV int gnio_gpu_dev_eth_rxq_last_recv_full_at_once(const struct gnio_gpu_e
  * starts from what device memory holds. */
 typedef struct gnio_rx_ring_local gnio_gpu_dev_eth_rxq_state;
 
+/* gnio: a receive keeps a copy of each completion it hands out (and its
+ * inline header) for the frame accessors, in device memory: after the
+ * system-scope acquires of the polls (the consumer's, or its watchers' on
+ * the same SM) emptied L1, each accessor is an L2 round trip, about 0.3 us
+ * on the H200. A kernel may keep the copies in shared memory instead: meta
+ * holds `entries` words, hdr entries * GNIO_RX_HDR_LOCAL_WORDS (NULL when the
+ * queue has no inline header). Returns 1 when they are used, 0 when the ring
+ * has more entries than that (the queue's own copies stay). Nothing goes
+ * back at the end: a kernel starts with no batch handed out. One thread, on
+ * the kernel's shared copy of the handle, before a barrier. */
+/* @since 0.2 dev_rxq_local_shared: Device-side copies of handed-out completions kept in shared memory */
+GNIO_DEV int gnio_gpu_dev_eth_rxq_local_to_shared(struct gnio_gpu_eth_rxq *copy, uint64_t *meta, uint64_t *hdr,
+						  uint32_t entries)
+{
+	if (copy->size > entries || (copy->hdr_local && !hdr))
+		return 0;
+	copy->meta = meta;
+	if (copy->hdr_local)
+		copy->hdr_local = hdr;
+	return 1;
+}
+
 /* @since 0.2 dev_rxq_state_shared: Device-side receive state kept in shared memory for one kernel */
 GNIO_DEV void gnio_gpu_dev_eth_rxq_state_to_shared(struct gnio_gpu_eth_rxq *copy, gnio_gpu_dev_eth_rxq_state *shared)
 {
@@ -534,6 +742,75 @@ GNIO_DEV void gnio_gpu_dev_eth_rxq_state_back(const struct gnio_gpu_eth_rxq *rxq
 	if (copy->lc != rxq->lc)
 		*rxq->lc = *copy->lc;
 }
+
+/* ------------------------------------ gnio: watchers poll for the consumer -- */
+
+#if defined(__CUDACC__)
+/* A consumer that polls host memory itself sees a frame a whole poll late
+ * when it lands just after the poll's load went out (a round trip, about
+ * 1.3 us on the H200), and each system-scope fence it makes (releasing a
+ * batch, or a send that wrote the frame) costs about 4 us while another warp
+ * of the GPU has a poll in flight (docs/PERFORMANCE.md, "Echo without
+ * fences"). Watchers are warps of the consumer's block that poll for it,
+ * started spread over one round trip, and hand what they find over through
+ * shared memory; one of them also makes the consumer's releases. The
+ * consumer is a thread or a warp (receives at THREAD or WARP scope), and
+ * its sends that write no payload (gnio_gpu_dev_eth_txq_send_hdr) need no
+ * fence either:
+ *
+ *   __shared__ struct gnio_gpu_eth_rxq q;
+ *   __shared__ gnio_gpu_dev_eth_rxq_state st;
+ *   __shared__ gnio_gpu_dev_eth_rxq_watch w;
+ *   if (threadIdx.x == 0) {
+ *       q = *rxq;
+ *       gnio_gpu_dev_eth_rxq_state_to_shared(&q, &st);
+ *       gnio_gpu_dev_eth_rxq_watch_attach(&q, &w, WATCHERS);
+ *   }
+ *   __syncthreads();
+ *   if (threadIdx.x >= 32) {                     // warps 1..WATCHERS
+ *       gnio_gpu_dev_eth_rxq_watch_run(&q, threadIdx.x / 32 - 1);
+ *       return;
+ *   }
+ *   ... warp 0: receives on &q at WARP scope, as without watchers ...
+ *   if (threadIdx.x == 0) {
+ *       gnio_gpu_dev_eth_rxq_watch_stop(&q);     // before the kernel ends
+ *       gnio_gpu_dev_eth_rxq_release_thread(&q);
+ *       gnio_gpu_dev_eth_rxq_state_back(rxq, &q);
+ *   }
+ *
+ * Two watchers see a frame as soon as four do on the H200 (bench/pcie_probe).
+ * A watched queue is for latency: a watcher looks at 25 entries a round trip
+ * (32 without an inline header), so a busy queue is better received by its
+ * consumer polling itself. */
+typedef struct gnio_rx_watch gnio_gpu_dev_eth_rxq_watch;
+
+/* @since 0.2 dev_rxq_watch: Device-side watcher warps that poll an RX queue and make its releases for the consumer */
+GNIO_DEV void gnio_gpu_dev_eth_rxq_watch_attach(struct gnio_gpu_eth_rxq *copy, gnio_gpu_dev_eth_rxq_watch *w,
+						uint32_t watchers)
+{
+#if GNIO_ON_GPU
+	gnio_rxq_watch_attach_impl(copy, w, watchers);
+#endif
+}
+
+/* A watcher's loop: every lane of a warp calls it, rank 0..watchers-1; it
+ * returns when the consumer stops the watchers. */
+GNIO_DEV void gnio_gpu_dev_eth_rxq_watch_run(const struct gnio_gpu_eth_rxq *copy, uint32_t rank)
+{
+#if GNIO_ON_GPU
+	gnio_rxq_watch_run_impl(copy, rank);
+#endif
+}
+
+/* The consumer (one thread) stops the watchers and waits for them to leave;
+ * receives and releases after it poll and store on their own. */
+GNIO_DEV void gnio_gpu_dev_eth_rxq_watch_stop(const struct gnio_gpu_eth_rxq *copy)
+{
+#if GNIO_ON_GPU
+	gnio_rxq_watch_stop_impl(copy);
+#endif
+}
+#endif
 
 /* ---------------------------------------------------------- the frames -- */
 

@@ -42,6 +42,10 @@
 #include <cooperative_groups.h>
 #endif
 
+#if GNIO_TX_HDR_BYTES != GNIO_GPUNETIO_ETH_TX_HDR_MAX
+#error "the descriptor's header room and its public name disagree"
+#endif
+
 /* ------------------------------------------------------- implementation -- */
 
 GNIO_DEV gnio_error_t gnio_txq_reserve_mode(const struct gnio_gpu_eth_txq *q, uint32_t n, uint64_t *ticket,
@@ -67,26 +71,56 @@ GNIO_DEV gnio_error_t gnio_txq_locate(const struct gnio_gpu_eth_txq *q, uint64_t
 	return GNIO_SUCCESS;
 }
 
+/* What a send carries besides the frame: the header that replaces its
+ * first bytes (gnio_gpu_dev_eth_txq_send_hdr), and whether the sender wrote
+ * bytes the proxy must see first (every other send). */
+struct gnio_txq_extra {
+	const uint8_t *hdr;
+	uint32_t hdr_len;
+	int ordered;
+};
+GNIO_DEV struct gnio_txq_extra gnio_txq_plain(void)
+{
+	struct gnio_txq_extra x = {NULL, 0, 1};
+	return x;
+}
+GNIO_DEV struct gnio_txq_extra gnio_txq_with_hdr(const uint8_t *hdr, uint32_t hdr_len)
+{
+	struct gnio_txq_extra x = {hdr, hdr_len, 0};
+	return x;
+}
+#define GNIO_TXQ_PLAIN gnio_txq_plain()
+
 /* Fill and publish the descriptor of a reserved ticket. */
 GNIO_DEV void gnio_txq_post(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, uint64_t off,
-			    uint64_t size, uint32_t flags, uint64_t send_at_ns)
+			    uint64_t size, uint32_t flags, uint64_t send_at_ns, struct gnio_txq_extra x)
 {
 	uint32_t f = (flags & GNIO_GPUNETIO_ETH_SEND_FLAG_NOTIFY) ? GNIO_TX_F_NOTIFY : 0u;
 	if (send_at_ns)
 		f |= GNIO_TX_F_TIMED;
 	gnio_tx_ring_hold(q, buf, off);
-	gnio_tx_ring_commit(q, ticket, buf, off, (uint32_t)size, f, send_at_ns);
+	gnio_tx_ring_write(q, ticket, buf, off, (uint32_t)size, f, send_at_ns, x.hdr, x.hdr_len, x.ordered);
 	if (f & GNIO_TX_F_NOTIFY)
 		gnio_fetch_max_dev_u64(&q->lc->notify_end, ticket + 1);
 }
 
+/* A member's frame, checked: located in a registered buffer, and its header
+ * (if any) no longer than the descriptor holds or the frame. */
+GNIO_DEV gnio_error_t gnio_txq_locate_x(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t size,
+					struct gnio_txq_extra x, uint32_t *buf, uint64_t *off)
+{
+	if (GNIO_UNLIKELY(x.hdr_len > GNIO_TX_HDR_BYTES || x.hdr_len > size || (x.hdr_len && !x.hdr)))
+		return q->nbufs == 0 ? GNIO_ERROR_BAD_STATE : GNIO_ERROR_INVALID_VALUE;
+	return gnio_txq_locate(q, addr, mkey, size, buf, off);
+}
+
 GNIO_DEV gnio_error_t gnio_txq_send_thread_impl(const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
 						uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
-						gnio_gpu_dev_eth_ticket_t *out_ticket)
+						struct gnio_txq_extra x, gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
 	uint32_t buf;
 	uint64_t off, t;
-	gnio_error_t err = gnio_txq_locate(q, addr, mkey, size, &buf, &off);
+	gnio_error_t err = gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off);
 #if GNIO_ON_GPU
 	if (sharing != GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE) {
 		/* Threads of one warp that arrive together reserve together:
@@ -118,7 +152,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_thread_impl(const struct gnio_gpu_eth_txq *q
 		if (rerr != GNIO_SUCCESS)
 			return (gnio_error_t)rerr;
 		t = base + __popc(senders & ((1u << g.thread_rank()) - 1u));
-		gnio_txq_post(q, t, buf, off, size, flags, send_at_ns);
+		gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
 		if (out_ticket)
 			*out_ticket = t;
 		return GNIO_SUCCESS;
@@ -129,7 +163,7 @@ alone:
 		err = gnio_txq_reserve_mode(q, 1, &t, sharing);
 	if (err != GNIO_SUCCESS)
 		return err;
-	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns);
+	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
 	if (out_ticket)
 		*out_ticket = t;
 	return GNIO_SUCCESS;
@@ -139,12 +173,12 @@ alone:
 /* All 32 lanes call; lane 0 reserves for the lanes that send. */
 GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
 					      uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
-					      gnio_gpu_dev_eth_ticket_t *out_ticket)
+					      struct gnio_txq_extra x, gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
 	const uint32_t lane = threadIdx.x & 31u;
 	uint32_t buf = 0;
 	uint64_t off = 0;
-	gnio_error_t mine = size ? gnio_txq_locate(q, addr, mkey, size, &buf, &off) : GNIO_SUCCESS;
+	gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off) : GNIO_SUCCESS;
 	const uint32_t senders = __ballot_sync(0xffffffffu, size && mine == GNIO_SUCCESS);
 	const uint32_t n = __popc(senders);
 	unsigned long long base = 0;
@@ -167,7 +201,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, 
 	if (err != GNIO_SUCCESS)
 		return (gnio_error_t)err;
 	const uint64_t t = base + __popc(senders & ((1u << lane) - 1u));
-	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns);
+	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
 	if (out_ticket)
 		*out_ticket = t;
 	return GNIO_SUCCESS;
@@ -177,7 +211,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, 
  * senders, which take consecutive tickets in thread order. */
 GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
 					       uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
-					       gnio_gpu_dev_eth_ticket_t *out_ticket)
+					       struct gnio_txq_extra x, gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
 	__shared__ uint32_t s_warp_start[33]; /* per warp: first rank; [nwarps] = total */
 	__shared__ uint64_t s_base;
@@ -189,7 +223,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q,
 	const uint32_t live = in_warp == 32u ? 0xffffffffu : ((1u << in_warp) - 1u);
 	uint32_t buf = 0;
 	uint64_t off = 0;
-	gnio_error_t mine = size ? gnio_txq_locate(q, addr, mkey, size, &buf, &off) : GNIO_SUCCESS;
+	gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off) : GNIO_SUCCESS;
 	const uint32_t senders = __ballot_sync(live, size && mine == GNIO_SUCCESS);
 	__syncthreads(); /* the previous call has finished with s_* */
 	if (lane == 0)
@@ -220,7 +254,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q,
 		return GNIO_SUCCESS;
 	if (err != GNIO_SUCCESS)
 		return err;
-	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns);
+	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
 	if (out_ticket)
 		*out_ticket = t;
 	return GNIO_SUCCESS;
@@ -232,13 +266,13 @@ GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q,
 
 GNIO_DEV gnio_error_t gnio_txq_send_scope(int scope, const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
 					  uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
-					  gnio_gpu_dev_eth_ticket_t *out_ticket)
+					  struct gnio_txq_extra x, gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
 	if (scope == GNIO_GPUNETIO_ETH_EXEC_SCOPE_BLOCK)
-		return gnio_txq_send_block_impl(q, sharing, addr, mkey, size, flags, send_at_ns, out_ticket);
+		return gnio_txq_send_block_impl(q, sharing, addr, mkey, size, flags, send_at_ns, x, out_ticket);
 	if (scope == GNIO_GPUNETIO_ETH_EXEC_SCOPE_WARP)
-		return gnio_txq_send_warp_impl(q, sharing, addr, mkey, size, flags, send_at_ns, out_ticket);
-	return gnio_txq_send_thread_impl(q, sharing, addr, mkey, size, flags, send_at_ns, out_ticket);
+		return gnio_txq_send_warp_impl(q, sharing, addr, mkey, size, flags, send_at_ns, x, out_ticket);
+	return gnio_txq_send_thread_impl(q, sharing, addr, mkey, size, flags, send_at_ns, x, out_ticket);
 }
 
 /* ---------------------------------------------------------------- send -- */
@@ -256,28 +290,28 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send(const struct gnio_gpu_eth_txq *t
 						size_t size, enum gnio_gpu_eth_send_flags flags,
 						gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_txq_send_scope(SCOPE, txq, SHARING, addr, mkey, size, flags, 0, out_ticket);
+	return gnio_txq_send_scope(SCOPE, txq, SHARING, addr, mkey, size, flags, 0, GNIO_TXQ_PLAIN, out_ticket);
 }
 template <GNIO_TXQ_TEMPLATE_ARGS>
 GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_thread(const struct gnio_gpu_eth_txq *txq, uint64_t addr,
 						       uint32_t mkey, size_t size, enum gnio_gpu_eth_send_flags flags,
 						       gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_txq_send_thread_impl(txq, SHARING, addr, mkey, size, flags, 0, out_ticket);
+	return gnio_txq_send_thread_impl(txq, SHARING, addr, mkey, size, flags, 0, GNIO_TXQ_PLAIN, out_ticket);
 }
 template <GNIO_TXQ_TEMPLATE_ARGS>
 GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_warp(const struct gnio_gpu_eth_txq *txq, uint64_t addr, uint32_t mkey,
 						     size_t size, enum gnio_gpu_eth_send_flags flags,
 						     gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_txq_send_warp_impl(txq, SHARING, addr, mkey, size, flags, 0, out_ticket);
+	return gnio_txq_send_warp_impl(txq, SHARING, addr, mkey, size, flags, 0, GNIO_TXQ_PLAIN, out_ticket);
 }
 template <GNIO_TXQ_TEMPLATE_ARGS>
 GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_block(const struct gnio_gpu_eth_txq *txq, uint64_t addr,
 						      uint32_t mkey, size_t size, enum gnio_gpu_eth_send_flags flags,
 						      gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_txq_send_block_impl(txq, SHARING, addr, mkey, size, flags, 0, out_ticket);
+	return gnio_txq_send_block_impl(txq, SHARING, addr, mkey, size, flags, 0, GNIO_TXQ_PLAIN, out_ticket);
 }
 
 /* Timed send (DOCA: wait on time): the frame leaves no earlier than
@@ -292,7 +326,7 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send(const struct gnio_gpu_eth_t
 						     enum gnio_gpu_eth_send_flags flags,
 						     gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_txq_send_scope(SCOPE, txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, out_ticket);
+	return gnio_txq_send_scope(SCOPE, txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, GNIO_TXQ_PLAIN, out_ticket);
 }
 template <GNIO_TXQ_TEMPLATE_ARGS>
 GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_thread(const struct gnio_gpu_eth_txq *txq,
@@ -300,7 +334,7 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_thread(const struct gnio_gp
 							    size_t size, enum gnio_gpu_eth_send_flags flags,
 							    gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_txq_send_thread_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, out_ticket);
+	return gnio_txq_send_thread_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, GNIO_TXQ_PLAIN, out_ticket);
 }
 template <GNIO_TXQ_TEMPLATE_ARGS>
 GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_warp(const struct gnio_gpu_eth_txq *txq,
@@ -308,7 +342,7 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_warp(const struct gnio_gpu_
 							  size_t size, enum gnio_gpu_eth_send_flags flags,
 							  gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_txq_send_warp_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, out_ticket);
+	return gnio_txq_send_warp_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, GNIO_TXQ_PLAIN, out_ticket);
 }
 template <GNIO_TXQ_TEMPLATE_ARGS>
 GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_block(const struct gnio_gpu_eth_txq *txq,
@@ -316,7 +350,29 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_block(const struct gnio_gpu
 							   size_t size, enum gnio_gpu_eth_send_flags flags,
 							   gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
-	return gnio_txq_send_block_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, out_ticket);
+	return gnio_txq_send_block_impl(txq, SHARING, addr, mkey, size, flags, wait_on_time_ts, GNIO_TXQ_PLAIN, out_ticket);
+}
+
+/* gnio: send a frame with its first hdr_len bytes (at most
+ * GNIO_GPUNETIO_ETH_TX_HDR_MAX, and no more than size) replaced by hdr. The
+ * bytes travel in the descriptor and the proxy writes them over the frame
+ * (where it lies) just before it leaves, so the kernel writes nothing to
+ * the frame and the send needs no system-scope fence: on the H200 that fence
+ * is 0.5 us of a send, and about 4 us while other warps of the GPU poll host
+ * memory (docs/PERFORMANCE.md, "Echo without fences"). The frame's buffer
+ * holds the new bytes once the send completes. hdr_len 0 sends the frame
+ * unchanged, also without a fence: for a kernel that wrote nothing to it.
+ * A kernel that did write to the frame must use gnio_gpu_dev_eth_txq_send. */
+/* @since 0.2 dev_txq_send_hdr: Device-side send with the frame's first bytes carried in the descriptor, no system fence */
+template <GNIO_TXQ_TEMPLATE_ARGS,
+	  enum gnio_gpu_dev_eth_exec_scope SCOPE = GNIO_GPUNETIO_ETH_EXEC_SCOPE_THREAD>
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_hdr(const struct gnio_gpu_eth_txq *txq, uint64_t addr, uint32_t mkey,
+						    size_t size, const uint8_t *hdr, uint32_t hdr_len,
+						    enum gnio_gpu_eth_send_flags flags,
+						    gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_scope(SCOPE, txq, SHARING, addr, mkey, size, flags, 0, gnio_txq_with_hdr(hdr, hdr_len),
+				   out_ticket);
 }
 #undef GNIO_TXQ_TEMPLATE_ARGS
 #else
@@ -326,7 +382,7 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_thread(const struct gnio_gpu_eth
 						       gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
 	return gnio_txq_send_thread_impl(txq, GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU, addr, mkey, size, flags, 0,
-					 out_ticket);
+					 GNIO_TXQ_PLAIN, out_ticket);
 }
 GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_thread(const struct gnio_gpu_eth_txq *txq,
 							    uint64_t wait_on_time_ts, uint64_t addr, uint32_t mkey,
@@ -334,7 +390,16 @@ GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_wait_send_thread(const struct gnio_gp
 							    gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
 	return gnio_txq_send_thread_impl(txq, GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU, addr, mkey, size, flags,
-					 wait_on_time_ts, out_ticket);
+					 wait_on_time_ts, GNIO_TXQ_PLAIN, out_ticket);
+}
+/* C (the CPU device): the thread form of gnio_gpu_dev_eth_txq_send_hdr. */
+GNIO_DEV gnio_error_t gnio_gpu_dev_eth_txq_send_hdr_thread(const struct gnio_gpu_eth_txq *txq, uint64_t addr,
+							   uint32_t mkey, size_t size, const uint8_t *hdr,
+							   uint32_t hdr_len, enum gnio_gpu_eth_send_flags flags,
+							   gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	return gnio_txq_send_thread_impl(txq, GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_GPU, addr, mkey, size, flags, 0,
+					 gnio_txq_with_hdr(hdr, hdr_len), out_ticket);
 }
 #define gnio_gpu_dev_eth_txq_send_warp gnio_gpu_dev_eth_txq_send_thread
 #define gnio_gpu_dev_eth_txq_send_block gnio_gpu_dev_eth_txq_send_thread
@@ -486,7 +551,7 @@ GNIO_DEV void gnio_gpu_dev_eth_txq_commit(const struct gnio_gpu_eth_txq *txq, ui
 {
 	const uint32_t b = (uint32_t)txq->slot_buf;
 	gnio_txq_post(txq, ticket, b, (uint64_t)(ticket & txq->mask) * txq->bufs[b].elem_size, len, flags,
-		      send_at_ns);
+		      send_at_ns, GNIO_TXQ_PLAIN);
 }
 
 #endif /* GNIO_DEVICE_ETH_TXQ_H */

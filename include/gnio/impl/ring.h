@@ -111,24 +111,41 @@ GNIO_HD uint32_t gnio_rx_meta_flags(uint64_t meta) { return (uint32_t)(meta >> G
 /* Words per entry of the consumer's local copy of the headers. */
 #define GNIO_RX_HDR_LOCAL_WORDS 8u
 
+/* Header words, RX or TX: store the first min(len, 7 * nwords) bytes of
+ * `bytes` as nwords words of 7 bytes each with `phase` in bit 63 (nwords <=
+ * GNIO_RX_HDR_WORDS; bytes past len are zero). Each is one relaxed store. */
+GNIO_HD void gnio_hdr_words_put(uint64_t *w, uint32_t nwords, const uint8_t *bytes, uint32_t len, uint64_t phase)
+{
+	/* Byte by byte at constant offsets, no buffer: on the GPU everything
+	 * stays in registers (a local array lives in memory that L1 loses at
+	 * every system-scope acquire: 0.9 us of a send, bench/pcie_probe). */
+	GNIO_UNROLL
+	for (uint32_t k = 0; k < GNIO_RX_HDR_WORDS; k++) {
+		if (k >= nwords)
+			break;
+		uint64_t v = 0;
+		GNIO_UNROLL
+		for (uint32_t i = 0; i < 7u; i++)
+			if (7u * k + i < len)
+				v |= (uint64_t)bytes[7u * k + i] << (8u * i);
+		gnio_store_relaxed_u64(&w[k], v | phase);
+	}
+}
+
+/* The 7 bytes header word w carries, into out[0..6]. */
+GNIO_HD void gnio_hdr_word_get(uint64_t w, uint8_t *out)
+{
+	GNIO_UNROLL
+	for (uint32_t i = 0; i < 7u; i++)
+		out[i] = (uint8_t)(w >> (8u * i));
+}
+
 /* Producer: the header words of entry idx (completion c, a line), from its
  * frame, before the entry's meta is posted. */
 GNIO_HD void gnio_rx_ring_put_hdr(struct gnio_rx_cqe *c, uint64_t idx, uint32_t size_log2, const uint8_t *frame,
 				  uint32_t len)
 {
-	uint64_t in[GNIO_RX_HDR_WORDS] = {0}; /* the bytes as 64-bit little-endian words */
-	memcpy(in, frame, len < GNIO_RX_HDR_BYTES ? len : GNIO_RX_HDR_BYTES);
-	uint64_t *w = (uint64_t *)c + 2;
-	const uint64_t phase = gnio_rx_meta_phase(idx, size_log2);
-	GNIO_UNROLL
-	for (uint32_t k = 0; k < GNIO_RX_HDR_WORDS; k++) {
-		/* bits [56k, 56k + 56) of the byte stream */
-		const uint32_t j = (k * 56u) / 64u, sh = (k * 56u) % 64u;
-		uint64_t v = in[j] >> sh;
-		if (sh > 8u && j + 1 < GNIO_RX_HDR_WORDS)
-			v |= in[j + 1] << (64u - sh);
-		gnio_store_relaxed_u64(&w[k], (v & GNIO_RX_HDR_DATA_MASK) | phase);
-	}
+	gnio_hdr_words_put((uint64_t *)c + 2, GNIO_RX_HDR_WORDS, frame, len, gnio_rx_meta_phase(idx, size_log2));
 }
 
 /* Does a header word show the phase of entry idx's lap? */
@@ -158,6 +175,37 @@ struct gnio_rx_ring_local {
 	uint32_t full_at_once;
 };
 
+/*
+ * Watchers (GPU only, gnio_gpu_dev_eth_rxq_watch_*): warps of the consumer's
+ * block that poll the ring for it, staggered, so a frame is seen about a
+ * poll's round trip divided by the watchers after it lands instead of up to
+ * a whole round trip later, and the consumer itself never waits on host
+ * memory nor fences at system scope (docs/PERFORMANCE.md, "Echo without
+ * fences"). They talk through this struct in shared memory, block scope:
+ *
+ *   ready_end    watchers raise it (release) once entries below it are
+ *                ready and their meta (and inline header) sit in the local
+ *                copies; the consumer acquires it.
+ *   look_clk     the SM clock at which the latest poll that has answered
+ *                was issued (raised after ready_end): a look-once receive
+ *                waits for a look issued after it was called.
+ *   release_req  the consumer's release mark (entries below are released);
+ *                watcher 0 stores it to rx.cons, so the system fence of that
+ *                RELEASE(rx.cons) is paid by a watcher, not the consumer.
+ *                Causality carries the consumer's earlier stores (hold
+ *                marks) along: its release here, the watcher's acquire.
+ *   stop         the consumer asks the watchers to leave; running counts
+ *                those still there.
+ */
+struct gnio_rx_watch {
+	uint64_t ready_end;
+	uint64_t look_clk;
+	uint64_t release_req;
+	uint32_t stop;
+	uint32_t running;
+	uint32_t watchers;
+};
+
 /* The GPU handle of an RX queue (DOCA: doca_gpu_eth_rxq). Immutable once the
  * queue is started; every pointer is as the consumer sees it. */
 struct gnio_gpu_eth_rxq {
@@ -180,6 +228,9 @@ struct gnio_gpu_eth_rxq {
 	uint32_t queue_id;
 	uint32_t pkt_mkey;  /* key of the RX pool, for sending a frame in place */
 	uint32_t cqe_shift; /* log2 of a completion's words: GNIO_RX_CQE_SHIFT or _INLINE_SHIFT */
+	/* Shared memory of a kernel that attached watchers to its copy of the
+	 * handle (gnio_gpu_dev_eth_rxq_watch_attach), else NULL. */
+	struct gnio_rx_watch *watch;
 };
 
 /* Completion of entry idx in the array at cqe (either side's view): entries
@@ -204,6 +255,14 @@ GNIO_HD void gnio_rx_ring_release(const struct gnio_gpu_eth_rxq *q)
 	if (lc->released == lc->head)
 		return;
 	lc->released = lc->head;
+#if GNIO_ON_GPU
+	if (q->watch && !gnio_load_cta_u32(&q->watch->stop)) {
+		/* A watcher makes the system-scope store: RELEASE at block
+		 * scope to it, which it carries on (struct gnio_rx_watch). */
+		gnio_store_release_cta_u64(&q->watch->release_req, lc->head);
+		return;
+	}
+#endif
 	/* RELEASE(rx.cons) pairs with the proxy's ACQUIRE(rx.cons) in
 	 * gnio_rx_ring_free_slots(): every read of the batch [cons, head) by the
 	 * consumer happens before the proxy may overwrite those slots. */
@@ -231,10 +290,7 @@ GNIO_HD void gnio_rx_hdr_load_pair(const struct gnio_gpu_eth_rxq *q, uint64_t id
  * 7k..7k+6), for gnio_gpu_dev_eth_rxq_get_pkt_hdr(). */
 GNIO_HD void gnio_rx_hdr_keep_word(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t w)
 {
-	uint8_t *dst = (uint8_t *)&q->hdr_local[(idx & q->mask) * GNIO_RX_HDR_LOCAL_WORDS] + (size_t)7u * k;
-	GNIO_UNROLL
-	for (uint32_t i = 0; i < 7u; i++)
-		dst[i] = (uint8_t)(w >> (8u * i));
+	gnio_hdr_word_get(w, (uint8_t *)&q->hdr_local[(idx & q->mask) * GNIO_RX_HDR_LOCAL_WORDS] + (size_t)7u * k);
 }
 
 /* Consumer: keep header pair k (words 2k and 2k + 1) in the local copy. */
@@ -362,19 +418,65 @@ GNIO_HD void gnio_rx_ring_publish(struct gnio_rx_ring_shared *sh, uint64_t new_p
 
 /* ---------------------------------------------------------------- TX ---- */
 
-/* TX descriptor flags (low byte of gnio_tx_desc.flags; the next byte is the
- * index of the frame's buffer in the queue's buffer table). */
+/* TX descriptor flags */
 #define GNIO_TX_F_TIMED  0x1u /* hold until send_at_ns (CLOCK_REALTIME) */
 #define GNIO_TX_F_NOTIFY 0x2u /* post a completion event to the progress engine */
+/* Written without a fence (gnio_tx_ring_write): a hold mark stored before
+ * it may land after it, and the TX proxy waits for the mark (tx_proxy.c).
+ * Set by the ring, not by senders. */
+#define GNIO_TX_F_UNORDERED 0x80u
 #define GNIO_TX_F_MASK   0xffu
-#define GNIO_TX_BUF_SHIFT 8
+
+/*
+ * A TX descriptor: four words, two to a 64-byte line. Like an RX completion
+ * with an inline header, every word the proxy reads carries in bit 63 the
+ * phase of its entry's lap (1 on even laps, 0 on odd ones) and is one
+ * single-copy-atomic store, so the proxy knows the descriptor is complete
+ * when every word it needs shows this lap, whatever order they landed in.
+ *
+ *   w0  phase | buffer index (bits 56-59) | GNIO_TX_F_* (bits 48-55) |
+ *       frame start, bytes from its buffer's base (bits 0-47)
+ *   w1  phase | header bytes (bits 32-37) | frame length (bits 0-31)
+ *   w2  phase | send_at_ns (bits 0-62): with GNIO_TX_F_TIMED only
+ *   w3  unused
+ *
+ * A header of up to GNIO_TX_HDR_BYTES that replaces the frame's first bytes
+ * on the way out, when w1 says it has one, sits in the entry's line of a
+ * second array (desc_hdr, GNIO_TX_HDR_WORDS of 7 bytes each with the phase,
+ * as the RX inline header): a send without one touches only the descriptor,
+ * and 64-byte descriptors cost the TX proxy a fifth of its rate (fwd 22.3 /
+ * 22.9 against 17.9 / 18.1 Mpps on the H200).
+ *
+ * A sender that wrote payload bytes (or anything else the proxy must see)
+ * stores w0 last, with release: RELEASE(tx.desc). A sender that wrote
+ * nothing, its changes travelling in the header, stores every word relaxed
+ * and needs no fence at all: on the H200 a system-scope fence costs 0.5 us,
+ * and 4 us while other warps poll host memory (docs/PERFORMANCE.md, "Echo
+ * without fences").
+ */
+#define GNIO_TX_DESC_WORDS 4u
+#define GNIO_TX_HDR_LINE_WORDS 8u /* desc_hdr words per entry: one line */
+#define GNIO_TX_HDR_WORDS 5u
+#define GNIO_TX_HDR_BYTES 35u
+#define GNIO_TX_PHASE (1ull << 63)
+#define GNIO_TX_W0_BUF_SHIFT 56
+#define GNIO_TX_W0_FLAG_SHIFT 48
+#define GNIO_TX_W0_OFF_MASK ((1ull << 48) - 1ull)
+#define GNIO_TX_W1_HDR_SHIFT 32
 
 struct gnio_tx_desc {
+	uint64_t w[GNIO_TX_DESC_WORDS];
+};
+
+/* A complete descriptor as the proxy reads it. */
+struct gnio_tx_desc_view {
 	uint64_t buf_off;    /* frame start, bytes from its buffer's base */
+	uint64_t send_at_ns; /* with GNIO_TX_F_TIMED, else 0 */
 	uint32_t len;
-	uint32_t flags;      /* GNIO_TX_F_* | buffer index << GNIO_TX_BUF_SHIFT */
-	uint64_t send_at_ns; /* with GNIO_TX_F_TIMED */
-	uint64_t tag;        /* ticket + 1 once the descriptor is complete */
+	uint32_t flags;      /* GNIO_TX_F_* */
+	uint32_t buf;        /* index in the queue's buffer table */
+	uint32_t hdr_len;    /* bytes of hdr that replace the frame's first ones */
+	uint8_t hdr[GNIO_TX_HDR_WORDS * 7u];
 };
 
 struct gnio_tx_ring_shared {
@@ -405,9 +507,11 @@ struct gnio_tx_ring_local {
  *   TX proxy : SENT -> DONE  once the wire no longer needs the bytes
  *   RX proxy : DONE -> FREE  just before it refills the slot
  * Only one agent may write a given word at a time, and each hands it on
- * through an edge that already exists (the descriptor tag, rx.cons, rx.prod),
- * so no read-modify-write ever crosses PCIe. A slot may be sent in place once
- * per reception. */
+ * through an edge that already exists (the descriptor, rx.cons, rx.prod),
+ * so no read-modify-write ever crosses PCIe; an unfenced descriptor may
+ * overtake the SENT mark, and the TX proxy then waits for the mark
+ * (tx_proxy.c). A slot may be sent in place once per
+ * reception. */
 #define GNIO_HOLD_FREE 0u
 #define GNIO_HOLD_SENT 1u
 #define GNIO_HOLD_DONE 2u
@@ -428,12 +532,13 @@ struct gnio_gpu_eth_txq {
 	struct gnio_tx_ring_shared *sh;
 	struct gnio_tx_ring_local *lc;
 	struct gnio_tx_desc *desc;
+	uint64_t *desc_hdr; /* GNIO_TX_HDR_LINE_WORDS per entry */
 	uint32_t size;
 	uint32_t mask;
 	uint32_t queue_id;
 	uint32_t nbufs;     /* 0: nothing registered, every send says BAD_STATE */
 	int32_t slot_buf;   /* buffer of the slot-style API (set_pkt_buf), -1 none */
-	uint32_t rsvd;
+	uint32_t size_log2;
 	struct gnio_tx_buf bufs[GNIO_TXQ_MAX_BUFS];
 };
 
@@ -530,39 +635,110 @@ GNIO_HD int gnio_tx_ring_find_buf(const struct gnio_gpu_eth_txq *q, uint64_t add
 
 /* Sender: an RX slot is about to leave in place: mark it, so the RX proxy
  * does not refill it before the TX side is done. Plain store: it is published
- * by this sender's later RELEASE(tx.tag) (to the TX proxy) and by the
- * consumer's later RELEASE(rx.cons) (to the RX proxy). */
+ * to the RX proxy by the consumer's later RELEASE(rx.cons). The TX proxy may
+ * find the descriptor before the mark when nothing ordered them (a send
+ * that wrote no bytes): it waits for the mark before it marks the slot done
+ * (tx_proxy.c, hold_done). */
 GNIO_HD void gnio_tx_ring_hold(const struct gnio_gpu_eth_txq *q, uint32_t buf, uint64_t off)
 {
 	const struct gnio_tx_buf *b = &q->bufs[buf];
-	if (b->hold)
-		gnio_store_relaxed_u32(&b->hold[off / b->elem_size], GNIO_HOLD_SENT);
+	if (b->hold) {
+		/* 32-bit division where it fits: the 64-bit one is a long
+		 * routine on the GPU */
+		const uint64_t slot = off >> 32 ? off / b->elem_size : (uint32_t)off / b->elem_size;
+		gnio_store_relaxed_u32(&b->hold[slot], GNIO_HOLD_SENT);
+	}
 }
 
-/* Sender: fill descriptor `ticket` and mark it ready. Payload bytes written by
- * this thread before the call are published with it; bytes written by other
- * threads must be ordered before it by the caller (e.g. __syncthreads()). */
+/* Sender: fill descriptor `ticket`. ordered: bytes this thread wrote before
+ * (payload, hold mark) reach the proxy first; bytes written by other threads
+ * must be ordered before the call by the caller (e.g. __syncthreads()).
+ * Unordered: nothing is fenced; for a sender that wrote no payload bytes.
+ * hdr_len <= GNIO_TX_HDR_BYTES (the caller checks). */
+GNIO_HD void gnio_tx_ring_write(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, uint64_t buf_off,
+				uint32_t len, uint32_t flags, uint64_t send_at_ns, const uint8_t *hdr,
+				uint32_t hdr_len, int ordered)
+{
+	uint64_t *w = q->desc[ticket & q->mask].w;
+	const uint64_t phase = gnio_rx_meta_phase(ticket, q->size_log2);
+	flags = (flags & ~GNIO_TX_F_UNORDERED) | (ordered ? 0u : GNIO_TX_F_UNORDERED);
+	if (hdr_len)
+		gnio_hdr_words_put(q->desc_hdr + (size_t)(ticket & q->mask) * GNIO_TX_HDR_LINE_WORDS, GNIO_TX_HDR_WORDS,
+				   hdr, hdr_len, phase);
+	if (flags & GNIO_TX_F_TIMED)
+		gnio_store_relaxed_u64(&w[2], phase | (send_at_ns & ~GNIO_TX_PHASE));
+	gnio_store_relaxed_u64(&w[1], phase | ((uint64_t)hdr_len << GNIO_TX_W1_HDR_SHIFT) | len);
+	const uint64_t w0 = phase | ((uint64_t)(buf & 15u) << GNIO_TX_W0_BUF_SHIFT) |
+			    ((uint64_t)(flags & GNIO_TX_F_MASK) << GNIO_TX_W0_FLAG_SHIFT) | (buf_off & GNIO_TX_W0_OFF_MASK);
+#if GNIO_ON_GPU
+	if (!ordered) {
+		/* Every word carries its phase: nothing to order. */
+		gnio_store_relaxed_u64(&w[0], w0);
+		return;
+	}
+#else
+	(void)ordered; /* a release costs nothing on the host, and ThreadSanitizer follows it */
+#endif
+	/* RELEASE(tx.desc): payload, hold mark and the other words before w0;
+	 * pairs with ACQUIRE(tx.desc) in gnio_tx_ring_read(). */
+	gnio_store_release_u64(&w[0], w0);
+}
+
+/* Sender: the plain form, no header. */
 GNIO_HD void gnio_tx_ring_commit(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, uint64_t buf_off,
 				 uint32_t len, uint32_t flags, uint64_t send_at_ns)
 {
-	struct gnio_tx_desc *d = &q->desc[ticket & q->mask];
-	d->buf_off = buf_off;
-	d->len = len;
-	d->flags = (flags & GNIO_TX_F_MASK) | (buf << GNIO_TX_BUF_SHIFT);
-	d->send_at_ns = send_at_ns;
-	/* RELEASE(tx.tag): descriptor fields, payload and hold mark before the
-	 * tag; pairs with ACQUIRE(tx.tag) in gnio_tx_ring_ready(). The tag is
-	 * ticket+1, so a stale tag from the previous lap (ticket+1-size) never
-	 * matches. */
-	gnio_store_release_u64(&d->tag, ticket + 1);
+	gnio_tx_ring_write(q, ticket, buf, buf_off, len, flags, send_at_ns, NULL, 0, 1);
 }
 
-/* Proxy: is descriptor `idx` complete? */
-GNIO_HD const struct gnio_tx_desc *gnio_tx_ring_ready(struct gnio_tx_desc *ring, uint32_t mask, uint64_t idx)
+GNIO_HD void gnio_tx_desc_decode_w0(uint64_t w0, struct gnio_tx_desc_view *v)
 {
-	struct gnio_tx_desc *d = &ring[idx & mask];
-	/* ACQUIRE(tx.tag): pairs with RELEASE(tx.tag) in gnio_tx_ring_commit(). */
-	return gnio_load_acquire_u64(&d->tag) == idx + 1 ? d : NULL;
+	v->buf_off = w0 & GNIO_TX_W0_OFF_MASK;
+	v->flags = (uint32_t)(w0 >> GNIO_TX_W0_FLAG_SHIFT) & GNIO_TX_F_MASK;
+	v->buf = (uint32_t)(w0 >> GNIO_TX_W0_BUF_SHIFT) & 15u;
+}
+
+/* Proxy: descriptor idx, if complete, into *v (1), else 0. hdr_ring: the
+ * queue's desc_hdr array. */
+GNIO_HD int gnio_tx_ring_read(const struct gnio_tx_desc *ring, const uint64_t *hdr_ring, uint32_t mask,
+			      uint32_t size_log2, uint64_t idx, struct gnio_tx_desc_view *v)
+{
+	const uint64_t *w = ring[idx & mask].w;
+	const uint64_t phase = gnio_rx_meta_phase(idx, size_log2);
+	/* ACQUIRE(tx.desc): pairs with the store of w0 in gnio_tx_ring_write()
+	 * (a release when the sender wrote bytes before it). */
+	const uint64_t w0 = gnio_load_acquire_u64(&w[0]);
+	if ((w0 & GNIO_TX_PHASE) != phase)
+		return 0;
+	const uint64_t w1 = gnio_load_acquire_u64(&w[1]);
+	if ((w1 & GNIO_TX_PHASE) != phase)
+		return 0;
+	gnio_tx_desc_decode_w0(w0, v);
+	v->len = (uint32_t)w1;
+	v->hdr_len = (uint32_t)(w1 >> GNIO_TX_W1_HDR_SHIFT) & 63u;
+	v->send_at_ns = 0;
+	if (v->flags & GNIO_TX_F_TIMED) {
+		const uint64_t w2 = gnio_load_acquire_u64(&w[2]);
+		if ((w2 & GNIO_TX_PHASE) != phase)
+			return 0;
+		v->send_at_ns = w2 & ~GNIO_TX_PHASE;
+	}
+	const uint32_t hw = v->hdr_len < GNIO_TX_HDR_BYTES ? (v->hdr_len + 6u) / 7u : GNIO_TX_HDR_WORDS;
+	const uint64_t *hw_line = hdr_ring + (size_t)(idx & mask) * GNIO_TX_HDR_LINE_WORDS;
+	for (uint32_t k = 0; k < hw; k++) {
+		const uint64_t h = gnio_load_acquire_u64(&hw_line[k]);
+		if ((h & GNIO_TX_PHASE) != phase)
+			return 0;
+		gnio_hdr_word_get(h, &v->hdr[7u * k]);
+	}
+	return 1;
+}
+
+/* Proxy: where a descriptor already read (and not yet completed) points. */
+GNIO_HD void gnio_tx_ring_peek(const struct gnio_tx_desc *ring, uint32_t mask, uint64_t idx,
+			       struct gnio_tx_desc_view *v)
+{
+	gnio_tx_desc_decode_w0(gnio_load_relaxed_u64(&ring[idx & mask].w[0]), v);
 }
 
 /* Proxy: descriptors below new_done are sent and their slots may be reused. */
