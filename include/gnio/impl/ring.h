@@ -729,7 +729,7 @@ GNIO_HD int gnio_tx_ring_read(const struct gnio_tx_desc *ring, const uint64_t *h
 		const uint64_t h = gnio_load_acquire_u64(&hw_line[k]);
 		if ((h & GNIO_TX_PHASE) != phase)
 			return 0;
-		gnio_hdr_word_get(h, &v->hdr[7u * k]);
+		gnio_hdr_word_get(h, &v->hdr[(size_t)7u * k]);
 	}
 	return 1;
 }
