@@ -44,7 +44,6 @@ extern "C" {
 
 #define CTL_EVERY 16u /* busy batches between control passes */
 
-
 /* What every member of the consumer group learns after a recv. */
 struct batch {
 	uint64_t first;

@@ -96,6 +96,21 @@ static void hold_done(uint32_t *hold)
 	gnio_hold_done(hold);
 }
 
+/* Descriptor d's frame has left (or never will): if it was sent in place,
+ * give its RX slot back. Only a descriptor written without a fence can have
+ * overtaken its hold mark; after a released one the mark is there. */
+static void release_slot(const struct gnio_tx_proxy *p, const struct gnio_tx_desc_view *d)
+{
+	const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
+	if (!b || !b->hold)
+		return;
+	uint32_t *hold = &b->hold[d->buf_off / b->elem_size];
+	if (d->flags & GNIO_TX_F_UNORDERED)
+		hold_done(hold);
+	else
+		gnio_hold_done(hold);
+}
+
 /* Descriptors [p->done, new_done) have left the wire (or failed): release
  * their holds, report notifications, then publish the completion index. */
 static void complete(struct gnio_tx_proxy *p, uint64_t new_done)
@@ -104,14 +119,7 @@ static void complete(struct gnio_tx_proxy *p, uint64_t new_done)
 	for (uint64_t i = p->done; i != new_done; i++) {
 		struct gnio_tx_desc_view d;
 		gnio_tx_ring_peek(p->desc, p->mask, i, &d);
-		const struct gnio_tx_proxy_buf *b = desc_buf(p, &d);
-		if (b && b->hold) {
-			uint32_t *hold = &b->hold[d.buf_off / b->elem_size];
-			if (d.flags & GNIO_TX_F_UNORDERED)
-				hold_done(hold);
-			else
-				gnio_hold_done(hold); /* the descriptor's release ordered the mark */
-		}
+		release_slot(p, &d);
 		if (d.flags & GNIO_TX_F_NOTIFY) {
 			if (!now)
 				now = gnio_gpu_dev_time_ns();
@@ -282,8 +290,6 @@ void gnio_tx_proxy_drain(struct gnio_tx_proxy *p)
 			gnio_tx_ring_peek(p->desc, p->mask, i, &d);
 		else if (!gnio_tx_ring_read(p->desc, p->desc_hdr, p->mask, p->size_log2, i, &d))
 			break;
-		const struct gnio_tx_proxy_buf *b = desc_buf(p, &d);
-		if (b && b->hold)
-			hold_done(&b->hold[d.buf_off / b->elem_size]);
+		release_slot(p, &d);
 	}
 }

@@ -247,6 +247,27 @@ GNIO_DEV void gnio_rxq_watch_attach_impl(struct gnio_gpu_eth_rxq *copy, struct g
 	copy->watch = w;
 }
 
+/* Watcher 0, one lane: store the consumer's release mark to rx.cons when it
+ * moved, and `now` says so or it waited long enough: a system fence here
+ * holds this watcher for about 4 us while the others poll, so releases go
+ * in steps of a quarter ring, or what waited GNIO_RX_WATCH_RELEASE_CYCLES. */
+GNIO_DEV void gnio_rxq_watch_publish(const struct gnio_gpu_eth_rxq *q, uint64_t *published, long long *published_clk,
+				     int now)
+{
+	const uint64_t want = gnio_load_acquire_cta_u64(&q->watch->release_req);
+	if (want == *published)
+		return;
+	if (!now && want - *published < (q->size >> 2) && clock64() - *published_clk < GNIO_RX_WATCH_RELEASE_CYCLES)
+		return;
+	*published = want;
+	*published_clk = clock64();
+	/* RELEASE(rx.cons), for the consumer: pairs with the proxy's
+	 * ACQUIRE(rx.cons). The consumer's RELEASE of release_req, acquired
+	 * above, orders its reads of the batch and its hold marks before
+	 * this store. */
+	gnio_store_release_u64(&q->sh->cons, want);
+}
+
 /* A watcher warp's loop (all 32 lanes), until the consumer stops it. Each
  * watcher times its first poll and starts its rounds rank / watchers of a
  * round trip after watcher 0's; as every round is one round trip, they stay
@@ -260,22 +281,8 @@ GNIO_DEV void gnio_rxq_watch_run_impl(const struct gnio_gpu_eth_rxq *q, uint32_t
 	for (int first = 1;; first = 0) {
 		if (gnio_load_cta_u32(&w->stop))
 			break;
-		if (rank == 0 && lane == 0) {
-			/* A system fence here holds this watcher for about 4 us
-			 * while the others poll: release in steps of a quarter
-			 * ring, or what waited GNIO_RX_WATCH_RELEASE_CYCLES. */
-			const uint64_t want = gnio_load_acquire_cta_u64(&w->release_req);
-			if (want != published && (want - published >= (q->size >> 2) ||
-						  clock64() - published_clk >= GNIO_RX_WATCH_RELEASE_CYCLES)) {
-				published = want;
-				published_clk = clock64();
-				/* RELEASE(rx.cons), for the consumer: pairs with the
-				 * proxy's ACQUIRE(rx.cons). The consumer's RELEASE of
-				 * release_req, acquired above, orders its reads of
-				 * the batch and its hold marks before this store. */
-				gnio_store_release_u64(&q->sh->cons, want);
-			}
-		}
+		if (rank == 0 && lane == 0)
+			gnio_rxq_watch_publish(q, &published, &published_clk, 0);
 		uint64_t base = 0;
 		if (lane == 0)
 			base = gnio_load_acquire_cta_u64(&w->ready_end);
@@ -307,11 +314,8 @@ GNIO_DEV void gnio_rxq_watch_run_impl(const struct gnio_gpu_eth_rxq *q, uint32_t
 				;
 		}
 	}
-	if (rank == 0 && lane == 0) {
-		const uint64_t want = gnio_load_acquire_cta_u64(&w->release_req);
-		if (want != published)
-			gnio_store_release_u64(&q->sh->cons, want); /* RELEASE(rx.cons), as above */
-	}
+	if (rank == 0 && lane == 0)
+		gnio_rxq_watch_publish(q, &published, &published_clk, 1); /* the last one asked for */
 	__syncwarp();
 	if (lane == 0)
 		atomicSub_block(&w->running, 1u);

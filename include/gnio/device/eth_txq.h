@@ -109,9 +109,11 @@ GNIO_DEV void gnio_txq_post(const struct gnio_gpu_eth_txq *q, uint64_t ticket, u
 GNIO_DEV gnio_error_t gnio_txq_locate_x(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t size,
 					struct gnio_txq_extra x, uint32_t *buf, uint64_t *off)
 {
-	if (GNIO_UNLIKELY(x.hdr_len > GNIO_TX_HDR_BYTES || x.hdr_len > size || (x.hdr_len && !x.hdr)))
-		return q->nbufs == 0 ? GNIO_ERROR_BAD_STATE : GNIO_ERROR_INVALID_VALUE;
-	return gnio_txq_locate(q, addr, mkey, size, buf, off);
+	gnio_error_t err = gnio_txq_locate(q, addr, mkey, size, buf, off);
+	if (err == GNIO_SUCCESS &&
+	    GNIO_UNLIKELY(x.hdr_len > GNIO_TX_HDR_BYTES || x.hdr_len > size || (x.hdr_len && !x.hdr)))
+		err = GNIO_ERROR_INVALID_VALUE;
+	return err;
 }
 
 GNIO_DEV gnio_error_t gnio_txq_send_thread_impl(const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,

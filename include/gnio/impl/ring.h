@@ -723,6 +723,7 @@ GNIO_HD int gnio_tx_ring_read(const struct gnio_tx_desc *ring, const uint64_t *h
 			return 0;
 		v->send_at_ns = w2 & ~GNIO_TX_PHASE;
 	}
+	/* at most the words a descriptor holds: a longer header is refused later */
 	const uint32_t hw = v->hdr_len < GNIO_TX_HDR_BYTES ? (v->hdr_len + 6u) / 7u : GNIO_TX_HDR_WORDS;
 	const uint64_t *hw_line = hdr_ring + (size_t)(idx & mask) * GNIO_TX_HDR_LINE_WORDS;
 	for (uint32_t k = 0; k < hw; k++) {
