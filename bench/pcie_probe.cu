@@ -563,7 +563,9 @@ struct ek_args {
 	long long *legs; /* device memory, EK_LEGS per frame */
 	int local_shared; /* the receive's copies in shared memory */
 	int watchers;
-	int ring_calls; /* lane 0 sends with ring.h's calls, not the warp send */
+	int ring_calls; /* lane 0 sends: 1 ring.h's calls, 2 send_hdr<THREAD>, 3 the
+			 * send's own steps (locate, reserve, post), 4 ring.h's calls
+			 * with the buffer found by address; 0 the warp send */
 };
 
 __global__ void ek_kernel(struct ek_args a)
@@ -611,7 +613,45 @@ __global__ void ek_kernel(struct ek_args a)
 		}
 		__syncwarp();
 		const long long t1 = clock64();
-		if (a.ring_calls == 2) {
+		if (a.ring_calls == 3) {
+			if (tid == 0) {
+				const struct gnio_txq_extra x = gnio_txq_with_hdr((const uint8_t *)h, hl);
+				uint32_t b = 0;
+				uint64_t off = 0, t = 0;
+				if (gnio_txq_locate_x(&tq, (uint64_t)(uintptr_t)pkt, q.pkt_mkey, len, x, &b, &off) ==
+					    GNIO_SUCCESS &&
+				    gnio_tx_ring_reserve_exclusive(&tq, 1, &t) == GNIO_SUCCESS)
+					gnio_txq_post(&tq, t, b, off, len, 0, 0, x);
+			}
+		} else if (a.ring_calls == 4) {
+			if (tid == 0) {
+				uint64_t t = 0, off = 0;
+				const int b = gnio_tx_ring_find_buf(&tq, (uint64_t)(uintptr_t)pkt, q.pkt_mkey, len, &off);
+				if (b >= 0 && gnio_tx_ring_reserve_exclusive(&tq, 1, &t) == GNIO_SUCCESS) {
+					gnio_tx_ring_hold(&tq, (uint32_t)b, off);
+					gnio_tx_ring_write(&tq, t, (uint32_t)b, off, len, 0, 0, (const uint8_t *)h, hl, 0);
+				}
+			}
+		} else if (a.ring_calls >= 5) {
+			/* the direct calls with one thing changed: 5 all five header
+			 * words stored, 6 no hold mark, 7 the buffer found by address
+			 * but the hold mark on buffer 0 */
+			if (tid == 0) {
+				uint64_t t = 0, off = (uint64_t)(pkt - q.pool);
+				int b = 0;
+				if (a.ring_calls == 7)
+					b = gnio_tx_ring_find_buf(&tq, (uint64_t)(uintptr_t)pkt, q.pkt_mkey, len, &off);
+				if (b >= 0 && gnio_tx_ring_reserve_exclusive(&tq, 1, &t) == GNIO_SUCCESS) {
+					if (a.ring_calls != 6)
+						gnio_tx_ring_hold(&tq, 0, off);
+					if (a.ring_calls == 5)
+						gnio_hdr_words_put(tq.desc_hdr + (size_t)(t & tq.mask) * GNIO_TX_HDR_LINE_WORDS,
+								   GNIO_TX_HDR_WORDS, (const uint8_t *)h, hl,
+								   gnio_rx_meta_phase(t, tq.size_log2));
+					gnio_tx_ring_write(&tq, t, (uint32_t)b, off, len, 0, 0, (const uint8_t *)h, hl, 0);
+				}
+			}
+		} else if (a.ring_calls == 2) {
 			if (tid == 0)
 				gnio_gpu_dev_eth_txq_send_hdr<GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE,
 							      GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
@@ -977,13 +1017,18 @@ int main(void)
 		printf("the watched echo with the library's calls (WARP receive look-once, send_hdr), %llu round trips;\n"
 		       "GPU legs are medians of clock64: received -> header swapped / send\n",
 		       (unsigned long long)(ek_rounds - warm));
-		static const char *const ek_names[8] = {"2 watchers, copies in shared memory",
+		static const char *const ek_names[13] = {"2 watchers, copies in shared memory",
 							"2 watchers, copies in device memory",
 							"no watchers, copies in shared memory", "no watchers, device memory",
 							"2 watchers, shared, ring.h calls", "no watchers, shared, ring.h calls",
 							"2 watchers, shared, lane 0 sends (THREAD)",
-							"no watchers, shared, lane 0 sends (THREAD)"};
-		for (int v = 0; v < 8; v++) {
+							"no watchers, shared, lane 0 sends (THREAD)",
+							"2 watchers, shared, lane 0: locate, reserve, post",
+							"2 watchers, shared, ring.h calls, buffer found",
+							"2 watchers, shared, ring.h calls, +5 hdr words",
+							"2 watchers, shared, ring.h calls, no hold",
+							"2 watchers, shared, ring.h calls, found, hold 0"};
+		for (int v = 0; v < 13; v++) {
 			memset(cqe, 0, cqe_words * 8);
 			memset(pool, 0, (size_t)EK_RING * EK_SLOT);
 			memset(hold, 0, sizeof(uint32_t) * EK_RING);
@@ -1025,8 +1070,8 @@ int main(void)
 			ea.rounds = ek_rounds;
 			ea.legs = ek_legs_dev;
 			ea.local_shared = v == 0 || v == 2 || v >= 4;
-			ea.watchers = v < 2 || v == 4 || v == 6 ? 2 : 0;
-			ea.ring_calls = v >= 6 ? 2 : v >= 4;
+			ea.watchers = v < 2 || v == 4 || v == 6 || v >= 8 ? 2 : 0;
+			ea.ring_calls = v >= 8 ? v - 5 : v >= 6 ? 2 : v >= 4;
 			ek_kernel<<<1, 32 * (1 + ea.watchers)>>>(ea);
 			CK(cudaGetLastError());
 			int dead = 0;

@@ -6,7 +6,9 @@
 #   2. the echo round-trip latency (gnio_latency_bench) -> latency.json, on a
 #      GPU with warp scope, inline headers and two watcher warps too ->
 #      latency-fast.json, and
-#      at 1000 frames/s with the proxies polling adaptively -> latency-adaptive.json
+#      at 1000 frames/s with the proxies polling adaptively -> latency-adaptive.json,
+#      and the host's hand-off between each pair of CPUs (bench/core_handoff)
+#      -> core_handoff.txt, core_handoff.jsonl
 #   3. launch patterns (bench/launch_patterns.cu, CUDA builds; skipped with
 #      a reason where no GPU is usable) -> launch_patterns.json
 #   3b. an idle queue's proxy CPU, adaptive against busy polling
@@ -141,6 +143,18 @@ if [ "$LATENCY" = 1 ] && [ -x "$BUILD/bench/gnio_latency_bench" ]; then
 	rc=$?
 	tail -1 "$OUT/latency-adaptive.json"
 	[ $rc -ne 0 ] && [ $rc -ne 77 ] && { echo "bench: adaptive latency failed (rc $rc)"; FAILED=1; }
+fi
+
+# The host's floor under every echo: what one hand-off between two pinned
+# threads costs, per pair of CPUs (on a VM, pairs change from sitting to
+# sitting: docs/PERFORMANCE.md, "Host hand-offs").
+if [ "$LATENCY" = 1 ] && [ -x "$BUILD/bench/core_handoff" ]; then
+	echo "bench: host hand-offs (core_handoff --json)"
+	timeout -k 5 300 "$BUILD/bench/core_handoff" --json >"$OUT/core_handoff.txt" 2>"$OUT/core_handoff.err"
+	rc=$?
+	grep '^fastest' "$OUT/core_handoff.txt"
+	grep '^{' "$OUT/core_handoff.txt" >"$OUT/core_handoff.jsonl"
+	[ $rc -ne 0 ] && [ $rc -ne 77 ] && { echo "bench: core_handoff failed (rc $rc)"; FAILED=1; }
 fi
 
 if [ "$LAUNCH" = 1 ]; then

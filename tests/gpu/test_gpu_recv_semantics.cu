@@ -183,6 +183,7 @@ int main(void)
 		e.ctl = (struct rs_ctl *)ctl_cpu;
 		e.alive = runner_alive;
 		e.user = r;
+		e.settle_ms = watched ? 10 : 0;
 		/* compute-sanitizer slows kernels down: allow more after a timeout */
 		int bad = rs_run(&e, gt_under_sanitizer() ? 2000 : 50);
 		GT_OK(gnio_runner_stop(r, 5000));

@@ -92,6 +92,10 @@ struct rs_env {
 	struct rs_ctl *ctl;              /* host view */
 	int (*alive)(void *user);        /* is the kernel still running? */
 	void *user;
+	/* Time to leave between frames published and a request that says
+	 * they were there before it: watcher warps poll the ring for the
+	 * consumer and, slowed by a sanitizer, may be tens of us behind. */
+	unsigned settle_ms;
 	uint32_t req;
 	char why[256];
 };
@@ -185,6 +189,8 @@ static inline int rs_send_and_ask(struct rs_env *e, uint64_t *seq, uint32_t n, u
 	if (rs_send(e, *seq, n, size))
 		return 1;
 	*seq += n;
+	if (e->settle_ms)
+		rs_sleep_ms(e->settle_ms);
 	rs_post(e, max, timeout_ns, release, attrs);
 	return rs_wait(e, 5000);
 }

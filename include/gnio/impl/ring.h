@@ -662,9 +662,12 @@ GNIO_HD void gnio_tx_ring_write(const struct gnio_gpu_eth_txq *q, uint64_t ticke
 	uint64_t *w = q->desc[ticket & q->mask].w;
 	const uint64_t phase = gnio_rx_meta_phase(ticket, q->size_log2);
 	flags = (flags & ~GNIO_TX_F_UNORDERED) | (ordered ? 0u : GNIO_TX_F_UNORDERED);
+	/* Only the words the length needs: the proxy reads no more
+	 * (gnio_tx_ring_read), and each store to host memory is time a send
+	 * spends (bench/pcie_probe). */
 	if (hdr_len)
-		gnio_hdr_words_put(q->desc_hdr + (size_t)(ticket & q->mask) * GNIO_TX_HDR_LINE_WORDS, GNIO_TX_HDR_WORDS,
-				   hdr, hdr_len, phase);
+		gnio_hdr_words_put(q->desc_hdr + (size_t)(ticket & q->mask) * GNIO_TX_HDR_LINE_WORDS,
+				   (hdr_len + 6u) / 7u, hdr, hdr_len, phase);
 	if (flags & GNIO_TX_F_TIMED)
 		gnio_store_relaxed_u64(&w[2], phase | (send_at_ns & ~GNIO_TX_PHASE));
 	gnio_store_relaxed_u64(&w[1], phase | ((uint64_t)hdr_len << GNIO_TX_W1_HDR_SHIFT) | len);

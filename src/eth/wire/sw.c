@@ -11,6 +11,9 @@
  * 2 KiB per descriptor (and at least 256 KiB so that a 65535-byte frame always
  * fits), so frames up to 2 KiB fill it by count; larger frames may fill it by
  * bytes first. Either way a push that finds no room fails and is counted.
+ * The consumer polls the next descriptor's seq, stored after the frame's
+ * bytes and its other fields, so taking a frame moves two cache lines from
+ * the producer's core (descriptor, frame) and not a third for an index.
  *
  * A generator attached to a queue does not use the FIFO: rx_burst builds its
  * frames straight into the proxy's buffers, after any FIFO frames.
@@ -55,13 +58,19 @@ struct sw_desc {
 	uint32_t off;   /* offset of the frame in the byte ring */
 	uint32_t len;
 	uint64_t ts_ns; /* CLOCK_REALTIME when it was pushed */
+	/* Its FIFO index + 1 once published (release, after every other
+	 * field and the frame's bytes): the consumer polls this word, not
+	 * prod, so a hand-off moves two lines (descriptor, frame) instead of
+	 * three (docs/PERFORMANCE.md, "Host hand-offs"). */
+	uint64_t seq;
 };
 
 struct sw_fifo {
-	/* Producer's line. prod is the published descriptor count (release,
-	 * paired with the consumer's acquire in fifo_peek); the rest is private
-	 * to the producer: the next slot and cached copies of the consumer's
-	 * indexes, refreshed only when they say the FIFO is full. */
+	/* Producer's line. prod is the published descriptor count, for
+	 * fifo_count and a sleeping consumer (the consumer itself polls the
+	 * descriptors' seq); the rest is private to the producer: the next
+	 * slot and cached copies of the consumer's indexes, refreshed only
+	 * when they say the FIFO is full. */
 	GNIO_ALIGNED(GNIO_LINE) uint64_t prod;
 	uint64_t head;
 	uint64_t head_bytes;
@@ -236,10 +245,15 @@ static inline int fifo_push(struct sw_fifo *f, const void *frame, uint32_t len, 
 	return 1;
 }
 
-/* Producer: make the pushed frames visible. Pairs with fifo_peek's acquire. */
+/* Producer: make the pushed frames visible: prod first, so a consumer
+ * never runs ahead of it (fifo_count), then each descriptor's seq.
+ * RELEASE(sw.seq) pairs with the consumer's acquire in fifo_peek. */
 static inline void fifo_publish(struct sw_fifo *f)
 {
+	const uint64_t from = gnio_load_relaxed_u64(&f->prod);
 	gnio_store_release_u64(&f->prod, f->head);
+	for (uint64_t i = from; i < f->head; i++)
+		gnio_store_release_u64(&f->desc[i & f->desc_mask].seq, i + 1);
 	/* SEQ_CST: pairs with the sleeper's increment of waiters before it
 	 * looks at prod (sw_rx_wait): either it sees these frames, or this load
 	 * sees it and wakes it. One load per burst when nobody sleeps. */
@@ -249,15 +263,18 @@ static inline void fifo_publish(struct sw_fifo *f)
 	}
 }
 
-/* Consumer: how many frames can be taken (up to want). */
+/* Consumer: how many frames can be taken (up to want). prod_seen counts
+ * the descriptors already seen published; the rest are looked at one by
+ * one. ACQUIRE(sw.seq): pairs with fifo_publish. */
 static inline uint64_t fifo_peek(struct sw_fifo *f, uint64_t want)
 {
 	uint64_t tail = gnio_load_relaxed_u64(&f->cons);
 	uint64_t avail = f->prod_seen - tail;
 
-	if (avail < want) {
-		f->prod_seen = gnio_load_acquire_u64(&f->prod);
-		avail = f->prod_seen - tail;
+	while (avail < want &&
+	       gnio_load_acquire_u64(&f->desc[f->prod_seen & f->desc_mask].seq) == f->prod_seen + 1) {
+		f->prod_seen++;
+		avail++;
 	}
 	return avail < want ? avail : want;
 }
