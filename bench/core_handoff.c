@@ -47,7 +47,7 @@ struct shared {
 	int cpu_b;
 	uint32_t rounds;
 	int with_frame;
-	volatile int ready;
+	int ready; /* the responder is pinned and polling (atomic) */
 };
 
 static volatile uint8_t frame_sink; /* the responder's reads of the frame stay */
@@ -73,7 +73,7 @@ static void *responder(void *arg)
 	struct shared *s = arg;
 	if (pin_self(s->cpu_b))
 		return (void *)1;
-	s->ready = 1;
+	__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
 	for (uint64_t i = 1; i <= (uint64_t)s->rounds + WARM_ROUNDS; i++) {
 		while (gnio_load_acquire_u64(&s->ping) != i)
 			gnio_cpu_relax();
@@ -106,7 +106,7 @@ static uint64_t pair_rtt(int a, int b, uint32_t rounds, int with_frame, uint64_t
 		free(s);
 		return 0;
 	}
-	while (!s->ready)
+	while (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
 		gnio_cpu_relax();
 	for (uint64_t i = 1; i <= (uint64_t)rounds + WARM_ROUNDS; i++) {
 		const uint64_t t0 = now_ns();
