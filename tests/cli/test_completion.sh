@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Bash completion: installed as share/bash-completion/completions/gnio; sourced
-# in bash it completes verbs (gnio r -> run, rollback), flags (gnio run --w ->
+# in bash it completes verbs (gnio r -> run, rollback), flags (gnio run --wi ->
 # --wire), wire kinds and interfaces, apps; every flag a verb's --help lists
 # is offered; and bash-completion's loader finds the installed file by name.
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +39,8 @@ expect_has() { # expect_has LINE WORD
 expect "gnio r" "rollback run"
 expect "gnio ru" "run"
 expect "gnio version-" "version-matrix"
-expect "gnio run --w" "--wire"
+expect "gnio run --w" "--watchers --wire"
+expect "gnio run --wi" "--wire"
 expect "gnio run --qu" "--queues --quiet"
 expect "gnio run --wire " "afpacket: afxdp: null: pcap: sw:"
 expect "gnio run --wire af" "afpacket: afxdp:"

@@ -119,6 +119,22 @@ check "poll: --poll adaptive overrides the file" grep -qx 'poll: adaptive' poll2
 "$GNIO" run --check-config > poll3.yaml
 check "poll: adaptive is the default" grep -qx 'poll: adaptive' poll3.yaml
 bad_config 1 "poll" "expected busy or adaptive, got 'lazy'" $'poll: lazy'
+# app.watchers / --watchers: kept, written back, refused with a block
+# receive or past 31, and reported (0 on the CPU device, which has none).
+printf 'version: 1\napp:\n  recv_scope: warp\n  watchers: 2\n' > watch.yaml
+"$GNIO" run --config watch.yaml --check-config > watch1.yaml
+check "watchers: the file's 2 is kept" grep -qx '  watchers: 2' watch1.yaml
+"$GNIO" run --config watch1.yaml --check-config > watch2.yaml
+check "watchers: what --check-config prints reads back to the same" cmp -s watch1.yaml watch2.yaml
+"$GNIO" run --check-config > watch3.yaml
+check "watchers: none by default (the key is left out)" sh -c '! grep -q watchers watch3.yaml'
+bad_config 5 "app.watchers" "watchers poll for a thread or warp receive" \
+	$'version: 1\napp:\n  recv_scope: block\n  name: echo\n  watchers: 2'
+bad_config 3 "app.watchers" "expected a whole number up to 31" $'version: 1\napp:\n  watchers: 32'
+"$GNIO" run --config watch.yaml --gpu cpu --app echo --duration 1 --rate 20000 --quiet --json > watch.json 2> e; rc=$?
+check "watchers: a run on the CPU device exits 0 (got $rc: $(head -c 200 e))" [ $rc -eq 0 ]
+check "watchers: the CPU device reports none, and the echo balances" \
+	[ "$(jq_py watch.json 'd["watchers"] == 0 and d["recv_scope"] == "warp" and d["balanced"] and d["tx_packets"] > 0')" = True ]
 bad_config 3 "flow[1]" "match.dport: range 90-80 is reversed" \
 	$'version: 1\nflow:\n  - "udp dport 53 -> queue 1"\n  - "udp dport 90-80 -> drop"'
 bad_config 2 "queues.rss" "spreading needs --queues 2 or more" $'queues:\n  rss: true'
@@ -153,4 +169,7 @@ printf 'a: 1\n---\nb: 2\n' > two.yaml
 check "two YAML documents: exit 2 (got $rc), names the second's line" one_line_rc 2 "two.yaml:3: a second YAML document"
 "$GNIO" run --ring x --check-config > o 2> e; rc=$?
 check "a bad flag with --check-config: exit 2 (got $rc), names --ring" one_line_rc 2 "--ring: expected"
+"$GNIO" run --watchers 2 --check-config > o 2> e; rc=$?
+check "--watchers with the default block receive: exit 2 (got $rc), one line naming --watchers" \
+	one_line_rc 2 "--watchers: watchers poll for a thread or warp receive"
 finish

@@ -9,7 +9,7 @@
 _gnio_flags_run='--duration --wire --gpu --app --size --proto --rate --count --queues --ring
 	--burst --batch --flow-control --poll --mem --recv-scope --send-scope --threads --json --quiet --help
 	--config --check-config --metrics --metrics-hold --poll --flow --rss --cpus --user --hold-us
-	--inline-header'
+	--inline-header --watchers'
 _gnio_flags_gen='--wire --count --proto --size --rate --queue --flows --first-seq --burst --json --help'
 _gnio_flags_sink='--wire --duration --count --idle --verify --proto --size --flows --first-seq
 	--max-frame --queue --flow --json --help'
@@ -107,7 +107,7 @@ _gnio()
 		--config | --save | --snapshot | --pcap) cands=$(compgen -f -- "$cur") ;;
 		--evidence | --capture | --compare) cands=$(compgen -d -- "$cur") ;;
 		--duration | --size | --rate | --count | --queues | --ring | --burst | --batch | \
-			--threads | --metrics | --metrics-hold | --poll | --cpus | --queue | --flows | --hold-us | \
+			--threads | --watchers | --metrics | --metrics-hold | --poll | --cpus | --queue | --flows | --hold-us | \
 			--first-seq | --idle | --max-frame | --loop | --deadline)
 			return 0 ;; # a value gnio cannot guess
 		*)

@@ -130,6 +130,7 @@ static int bring_up(struct run_state *s, const struct run_opts *o)
 			.rxq = s->q[i].rxh, .txq = s->q[i].txh, .stats = s->q[i].user_mem_gpu,
 			.max_batch = o->batch, .timeout_ns = 200000, .blocks = 1, .threads = o->threads,
 			.recv_scope = o->recv_scope, .send_scope = o->send_scope, .hold_ns = o->hold_us * 1000,
+			.watchers = o->watchers,
 		};
 	}
 	/* Say which device and why only once the wire is known good, so that a

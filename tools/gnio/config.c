@@ -49,6 +49,7 @@ static const struct cfg_key keys[] = {
 	{"app.recv_scope", KEY_OPT, RUN_OPT_RECV_SCOPE},
 	{"app.send_scope", KEY_OPT, RUN_OPT_SEND_SCOPE},
 	{"app.threads", KEY_OPT, RUN_OPT_THREADS},
+	{"app.watchers", KEY_OPT, RUN_OPT_WATCHERS},
 	{"app.hold_us", KEY_OPT, RUN_OPT_HOLD_US},
 	{"generator", KEY_SECTION, 0},
 	{"generator.proto", KEY_OPT, RUN_OPT_PROTO},

@@ -33,7 +33,7 @@ enum run_opt {
 	RUN_OPT_RATE, RUN_OPT_COUNT, RUN_OPT_QUEUES, RUN_OPT_RING, RUN_OPT_BURST, RUN_OPT_BATCH,
 	RUN_OPT_FLOW_CONTROL, RUN_OPT_MEM, RUN_OPT_RECV_SCOPE, RUN_OPT_SEND_SCOPE, RUN_OPT_THREADS,
 	RUN_OPT_POLL, RUN_OPT_FLOW, RUN_OPT_FLOW_FILE, RUN_OPT_RSS, RUN_OPT_CPUS, RUN_OPT_METRICS, RUN_OPT_METRICS_HOLD,
-	RUN_OPT_HOLD_US, RUN_OPT_USER, RUN_OPT_INLINE_HEADER, RUN_OPT_JSON, RUN_OPT_QUIET, RUN_OPT_COUNT_
+	RUN_OPT_HOLD_US, RUN_OPT_USER, RUN_OPT_INLINE_HEADER, RUN_OPT_WATCHERS, RUN_OPT_JSON, RUN_OPT_QUIET, RUN_OPT_COUNT_
 };
 
 /* Where an option's value came from, so that an error names it: the flag
@@ -69,6 +69,7 @@ struct run_opts {
 	int recv_scope;   /* GNIO_APP_SCOPE_* */
 	int send_scope;   /* GNIO_APP_SCOPE_*, -1: the app's default */
 	uint32_t threads;
+	uint32_t watchers;       /* --watchers N: warps that poll for a thread or warp receive */
 	uint64_t hold_us;        /* --hold-us: the verify app holds each batch that long */
 	const char *user;        /* --user NAME: become NAME once set up (privdrop.c) */
 	struct privdrop user_id; /* ... looked up by run_opts_check */

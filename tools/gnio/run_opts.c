@@ -60,6 +60,8 @@ static void usage(FILE *f)
 		"  --recv-scope thread|warp|block  CUDA recv scope (default block)\n"
 		"  --send-scope thread|warp|block  echo/fwd send scope, at most --recv-scope (default: the same)\n"
 		"  --threads N       CUDA threads per block (default 256)\n"
+		"  --watchers N      CUDA: N more warps poll the RX queue for a thread or warp\n"
+		"                    receive (1..31; default 0; 2 suit the echo's latency)\n"
 		"  --queues N        RX queues, each with its own ring, proxy thread and kernel\n"
 		"                    (default 1, at most 16)\n"
 		"  --flow FILE       steering rules (docs/flow.md): match -> queue, rss, drop,\n"
@@ -110,6 +112,7 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_RECV_SCOPE] = {"recv-scope", 1, "thread, warp or block", 0},
 	[RUN_OPT_SEND_SCOPE] = {"send-scope", 1, "thread, warp or block", 0},
 	[RUN_OPT_THREADS] = {"threads", 1, "CUDA threads per block", U32},
+	[RUN_OPT_WATCHERS] = {"watchers", 1, "watcher warps, 0..31", 31},
 	[RUN_OPT_POLL] = {"poll", 1, "busy or adaptive", 0},
 	[RUN_OPT_FLOW] = {NULL, 1, "a list of flow rules", 0},
 	[RUN_OPT_FLOW_FILE] = {"flow", 1, "a flow rules file (docs/flow.md)", 0},
@@ -315,6 +318,7 @@ static int set_number(struct run_opts *o, enum run_opt id, const char *val)
 	case RUN_OPT_BURST: o->burst = (uint32_t)v; break;
 	case RUN_OPT_BATCH: o->batch = (uint32_t)v; break;
 	case RUN_OPT_THREADS: o->threads = (uint32_t)v; break;
+	case RUN_OPT_WATCHERS: o->watchers = (uint32_t)v; break;
 	case RUN_OPT_HOLD_US: o->hold_us = v; break;
 	default: break;
 	}
@@ -452,6 +456,11 @@ const char *run_opt_text(const struct run_opts *o, enum run_opt id, char *buf, s
 			return "auto";
 		break;
 	case RUN_OPT_THREADS: n = o->threads; break;
+	case RUN_OPT_WATCHERS:
+		if (!o->watchers)
+			return NULL;
+		n = o->watchers;
+		break;
 	case RUN_OPT_HOLD_US:
 		if (!o->hold_us)
 			return NULL;
@@ -542,6 +551,13 @@ int run_opts_check(struct run_opts *o)
 	if (o->send_scope > o->recv_scope) {
 		fprintf(stderr, "gnio run: %s: a send scope wider than the receive scope (%s) has no group to send as\n",
 			run_opt_where(o, RUN_OPT_SEND_SCOPE, where, sizeof(where)), scope_name(o->recv_scope));
+		return GNIO_EXIT_USAGE;
+	}
+	/* Watchers poll for one thread or one warp; a block receive polls with
+	 * all its threads already (docs/PERFORMANCE.md, "Echo without fences"). */
+	if (o->watchers && o->recv_scope == GNIO_APP_SCOPE_BLOCK) {
+		fprintf(stderr, "gnio run: %s: watchers poll for a thread or warp receive; add --recv-scope warp or thread\n",
+			run_opt_where(o, RUN_OPT_WATCHERS, where, sizeof(where)));
 		return GNIO_EXIT_USAGE;
 	}
 	o->is_sw = !strncmp(o->wire, "sw:", 3);

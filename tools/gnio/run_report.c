@@ -137,6 +137,7 @@ void run_report_json(const struct run_state *s, const struct run_live *lv, const
 	else
 		json_str(&j, "batch", "auto");
 	json_str(&j, "recv_scope", scope_name(o->recv_scope));
+	json_u64(&j, "watchers", s->on_cpu ? 0 : o->watchers); /* the CPU kernels have none */
 	if (o->app->needs_tx)
 		json_str(&j, "send_scope", scope_name(o->send_scope));
 	if (!strcmp(o->app->name, "classify")) {
