@@ -853,8 +853,9 @@ template <int APP> static gnio_error_t launch_app(const struct gnio_runner_launc
 		a.timeout_ns = 1; /* look once: answer each frame at once */
 	else if (a.timeout_ns == 0)
 		a.timeout_ns = GNIO_APP_DEF_TIMEOUT_NS;
-	if (a.watchers && (a.recv_scope == SCOPE_BLOCK || a.watchers > 31)) {
-		gnio_set_error_msg("watchers (%u) need a thread or warp receive and at most 31 of them", a.watchers);
+	if (a.watchers && (a.recv_scope == SCOPE_BLOCK || a.watchers > GNIO_APP_MAX_WATCHERS)) {
+		gnio_set_error_msg("watchers (%u) need a thread or warp receive and at most %u of them", a.watchers,
+				   GNIO_APP_MAX_WATCHERS);
 		return GNIO_ERROR_INVALID_VALUE;
 	}
 	uint32_t threads = a.threads ? a.threads : GNIO_APP_DEF_THREADS;

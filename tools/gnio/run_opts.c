@@ -61,7 +61,7 @@ static void usage(FILE *f)
 		"  --send-scope thread|warp|block  echo/fwd send scope, at most --recv-scope (default: the same)\n"
 		"  --threads N       CUDA threads per block (default 256)\n"
 		"  --watchers N      CUDA: N more warps poll the RX queue for a thread or warp\n"
-		"                    receive (1..31; default 0; 2 suit the echo's latency)\n"
+		"                    receive (0..31; default 0; 2 suit the echo's latency)\n"
 		"  --queues N        RX queues, each with its own ring, proxy thread and kernel\n"
 		"                    (default 1, at most 16)\n"
 		"  --flow FILE       steering rules (docs/flow.md): match -> queue, rss, drop,\n"
@@ -112,7 +112,7 @@ static const struct opt_def defs[RUN_OPT_COUNT_] = {
 	[RUN_OPT_RECV_SCOPE] = {"recv-scope", 1, "thread, warp or block", 0},
 	[RUN_OPT_SEND_SCOPE] = {"send-scope", 1, "thread, warp or block", 0},
 	[RUN_OPT_THREADS] = {"threads", 1, "CUDA threads per block", U32},
-	[RUN_OPT_WATCHERS] = {"watchers", 1, "watcher warps, 0..31", 31},
+	[RUN_OPT_WATCHERS] = {"watchers", 1, "watcher warps, 0..31", GNIO_APP_MAX_WATCHERS},
 	[RUN_OPT_POLL] = {"poll", 1, "busy or adaptive", 0},
 	[RUN_OPT_FLOW] = {NULL, 1, "a list of flow rules", 0},
 	[RUN_OPT_FLOW_FILE] = {"flow", 1, "a flow rules file (docs/flow.md)", 0},

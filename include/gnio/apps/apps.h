@@ -96,9 +96,11 @@ struct gnio_app_args {
 	/* CUDA, THREAD or WARP receive: warps that poll the RX queue for the
 	 * consumer (gnio_gpu_dev_eth_rxq_watch_*), 0 none. The block grows by
 	 * that many warps. For latency; a busy queue is received faster
-	 * without. */
+	 * without. At most GNIO_APP_MAX_WATCHERS. */
 	uint32_t watchers;
 };
+/* The consumer's warp and its watchers fill at most a 1024-thread block. */
+#define GNIO_APP_MAX_WATCHERS 31u
 #define GNIO_APP_TRACE_RECV 0
 #define GNIO_APP_TRACE_CLK_RECV_CALL 1 /* the receive that got the frames was called */
 #define GNIO_APP_TRACE_CLK_RECEIVED 2  /* ... and returned */
