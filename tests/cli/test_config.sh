@@ -143,8 +143,10 @@ bad_config 2 "queues.rss" "spreading needs --queues 2 or more" $'queues:\n  rss:
 printf 'version: 1\nqueues:\n  count: 2\nflow:\n  - "udp dport 9000 -> queue 1"\n  - "default -> drop"\n' > flow.yaml
 "$GNIO" run --config flow.yaml --gpu cpu --duration 1 --rate 20000 --quiet --json > flow.json 2> e; rc=$?
 check "flow: rules from the file run (exit $rc: $(head -c 200 e))" [ $rc -eq 0 ]
-check "flow: the rule took every frame to queue 1, balanced" \
-	[ "$(jq_py flow.json 'd["rules"][0]["hits"] == d["offered"] == d["per_queue"][1]["rx_packets"] > 0 and d["balanced"]')" = True ]
+# Under TSan on a loaded machine queue 1's kernel can fall behind: frames
+# its full ring refused are counted (ring_full) and still balance the books.
+check "flow: the rule took every frame to queue 1 (delivered there or counted dropped), balanced" \
+	[ "$(jq_py flow.json 'd["rules"][0]["hits"] == d["offered"] == d["per_queue"][1]["rx_packets"] + d["dropped_total"] and d["per_queue"][1]["rx_packets"] > 0 and d["per_queue"][0]["rx_packets"] == 0 and d["dropped_total"] == d["dropped"]["ring_full"] and d["balanced"]')" = True ]
 "$GNIO" run --config flow.yaml --check-config > flow2.yaml
 check "flow: --check-config writes the rules back" grep -qF -- '"udp dport 9000 -> queue 1"' flow2.yaml
 bad_config 2 "metrics.hold" "a hold needs an endpoint" $'metrics:\n  hold: 3'

@@ -118,9 +118,11 @@ for w in "sw:k9" "pcap:$TMP/k9.pcap"; do
 		[ "$(jq_py "$TMP/k9.json" 'd["balanced"] and d["rx_packets"] > 0')" = True ]
 done
 # --cpus: queue i's proxies pinned to the (i % n)-th CPU of the list
-"$GNIO" run --gpu cpu --queues 2 --cpus 1,0 --duration 3 --quiet > /dev/null 2>&1 &
+"$GNIO" run --gpu cpu --queues 2 --cpus 1,0 --duration 3 > /dev/null 2> "$TMP/cpus.err" &
 rp=$!
-sleep 1.5
+# the proxies are up once the run says it is running (bring-up under TSan
+# on a loaded 2-core machine can take longer than a fixed sleep)
+for _ in $(seq 400); do grep -q ", running" "$TMP/cpus.err" 2>/dev/null && break; sleep 0.05; done
 pinned() { # pinned THREAD-NAME: the CPUs it may run on
 	for t in /proc/$rp/task/*; do
 		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] && awk '/^Cpus_allowed_list/ {print $2}' "$t/status"

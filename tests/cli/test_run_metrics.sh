@@ -41,6 +41,15 @@ wait_json() { # wait_json TAG: until the summary's JSON line is on stdout
 	done
 	return 1
 }
+wait_live() { # wait_live: until a scrape carries the queues' series
+	# docs/metrics.md: only gnio_build_info until the kernels run; bring-up
+	# takes over a second under TSan on a loaded 2-core machine
+	for _ in $(seq 600); do
+		curl -sfS "http://$ADDR/metrics" 2> /dev/null | grep -q '^gnio_kernel_heartbeat_age_seconds{' && return 0
+		sleep 0.05
+	done
+	return 1
+}
 # metric FILE NAME [LABEL-FILTER]: the sum of a family's samples
 metric() {
 	awk -v n="$2" -v f="${3:-}" '$1 ~ "^" n "({|$)" && index($1, f) { s += $NF } END { printf "%d\n", s }' "$1"
@@ -53,7 +62,8 @@ nreasons=$(jq_py r.json 'len(d["dropped"])')
 start_run cnt --queues 2 --rate 10000 --count 40000 --duration 60 --metrics-hold 30
 check "gnio run --metrics 127.0.0.1:0 says where it serves (got '$ADDR')" [ -n "$ADDR" ]
 case $ADDR in 127.0.0.1:[1-9]*) ok "bound on loopback with a picked port" ;; *) bad "address '$ADDR' is not 127.0.0.1:PORT" ;; esac
-sleep 0.5
+wait_live
+check "the queues' series appear once the kernels run" [ $? -eq 0 ]
 curl -sfS "http://$ADDR/metrics" > live1.txt; rc=$?
 check "curl /metrics during the run exits 0 (got $rc)" [ $rc -eq 0 ]
 promtool check metrics < live1.txt > pt1.txt 2>&1; rc=$?
