@@ -108,6 +108,10 @@ struct samples {
 	uint64_t *rtt;
 	int64_t *to_tx, *from_tx; /* CLOCK_REALTIME differences: may step */
 	int64_t *to_kernel, *in_kernel, *to_wire; /* --timeline: to_tx split in three */
+	/* --timeline: to_tx split again at the proxies' stamps (GNIO_PROXY_STAMPS):
+	 * send -> RX proxy published, published -> TX proxy found the
+	 * descriptor, found -> handed to the wire */
+	int64_t *to_ring, *ring_to_txp, *txp_to_wire;
 	/* --timeline on a GPU: the kernel's own clock (SM cycles) per frame */
 	int64_t *k_wait;   /* the receive that got the frame: call -> return */
 	int64_t *k_header; /* return -> the header read */
@@ -163,7 +167,9 @@ static void usage(FILE *f)
 		"  --legs      also split each trip at the TX proxy's wire stamp\n"
 		"  --timeline  with --legs, split the trip at the kernel too: send -> the\n"
 		"              kernel has it -> the kernel sent it -> the TX proxy handed it\n"
-		"              to the wire (trace stores the peer's poll watches; slows it)\n"
+		"              to the wire (trace stores the peer's poll watches; slows it);\n"
+		"              and at the proxies' stamps (GNIO_PROXY_STAMPS=1): send -> RX\n"
+		"              proxy published -> TX proxy found it -> handed to the wire\n"
 		"  --app       echo (in place, default) or echo-copy (through the TX pool)\n"
 		"  --send-scope  the echo's send scope (default: the receive scope)\n"
 		"  --proxy-poll  the proxies' polling mode (default busy; adaptive: they\n"
@@ -354,6 +360,10 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o, const char *bu
 	struct gnio_pipeline_cfg pc;
 	struct gnio_pipeline_queue q;
 
+	/* --timeline: the proxies stamp their hand-offs (read at queue start) */
+	if (o->timeline && setenv("GNIO_PROXY_STAMPS", "1", 1) != 0)
+		return GNIO_ERROR_INVALID_VALUE;
+
 	while (slot < max_pkt)
 		slot <<= 1;
 	snprintf(name, sizeof(name), "lat%d", (int)getpid());
@@ -441,7 +451,8 @@ static void trace_look(const struct pipe *p, uint64_t want, uint64_t *t_recv, ui
  * deadline may still arrive first: they are counted late and skipped.
  */
 static int round_trip(struct pipe *p, const struct opts *o, const uint8_t *tx, uint32_t len, uint64_t seq,
-		      uint8_t *rx, struct tally *t, uint64_t *rtt, int64_t *to_tx, int64_t *from_tx, int64_t *legs3)
+		      uint8_t *rx, struct tally *t, uint64_t *rtt, int64_t *to_tx, int64_t *from_tx, int64_t *legs3,
+		      int64_t *proxy3)
 {
 	uint64_t t0, t1, rt0, rt1, ts, got, deadline, t_recv = 0, t_sent = 0;
 	uint32_t rlen, polls = 0;
@@ -501,6 +512,17 @@ static int round_trip(struct pipe *p, const struct opts *o, const uint8_t *tx, u
 			legs3[0] = (int64_t)(t_recv - rt0);
 			legs3[1] = (int64_t)(t_sent - t_recv);
 			legs3[2] = (int64_t)(ts - t_sent);
+			/* The proxies' latest stamps are this frame's: it is the
+			 * only one in flight. */
+			struct gnio_eth_rxq_stats rs;
+			struct gnio_eth_txq_stats xs;
+			if (gnio_eth_rxq_get_stats(p->rxq, &rs) == GNIO_SUCCESS &&
+			    gnio_eth_txq_get_stats(p->txq, &xs) == GNIO_SUCCESS && rs.last_publish_ns &&
+			    xs.last_pickup_ns) {
+				proxy3[0] = (int64_t)(rs.last_publish_ns - rt0);
+				proxy3[1] = (int64_t)(xs.last_pickup_ns - rs.last_publish_ns);
+				proxy3[2] = (int64_t)(ts - xs.last_pickup_ns);
+			}
 		}
 		return RT_OK;
 	}
@@ -538,13 +560,13 @@ static int ping_pong(struct pipe *p, const struct opts *o, const struct gnio_gen
 
 	for (uint64_t seq = first; seq < first + n; seq++) {
 		uint64_t rtt;
-		int64_t a, b, legs3[3] = {0, 0, 0};
+		int64_t a, b, legs3[3] = {0, 0, 0}, proxy3[3] = {0, 0, 0};
 		uint32_t len = gnio_gen_build(gc, seq, tx, sizeof(tx));
 		if (o->interval_us) {
 			struct timespec ts = {(time_t)(o->interval_us / 1000000u), (long)(o->interval_us % 1000000u) * 1000};
 			nanosleep(&ts, NULL);
 		}
-		int r = round_trip(p, o, tx, len, seq, rx, t, &rtt, &a, &b, legs3);
+		int r = round_trip(p, o, tx, len, seq, rx, t, &rtt, &a, &b, legs3, proxy3);
 
 		if (r == RT_FATAL)
 			return -1;
@@ -562,6 +584,9 @@ static int ping_pong(struct pipe *p, const struct opts *o, const struct gnio_gen
 				s->to_kernel[s->n] = legs3[0];
 				s->in_kernel[s->n] = legs3[1];
 				s->to_wire[s->n] = legs3[2];
+				s->to_ring[s->n] = proxy3[0];
+				s->ring_to_txp[s->n] = proxy3[1];
+				s->txp_to_wire[s->n] = proxy3[2];
 				kernel_clocks(p, s);
 			}
 			s->n++;
@@ -648,8 +673,9 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 	double r[6] = {0}, mean = 0, a50 = 0, a99 = 0, b50 = 0, b99 = 0;
 	/* --timeline: p10, p50, p90, p99 of each of the three legs of to_tx */
 	static const double tl_pcts[4] = {10, 50, 90, 99};
-	static const char *const tl_names[3] = {"to_kernel", "in_kernel", "to_wire"};
-	double tl[3][4] = {{0}};
+	static const char *const tl_names[6] = {"to_kernel", "in_kernel", "to_wire",
+						"to_ring", "ring_to_txp", "txp_to_wire"};
+	double tl[6][4] = {{0}};
 	/* ... and the kernel's own legs, in us (idle: a count) */
 	static const char *const kl_names[4] = {"k_wait", "k_header", "k_send", "k_idle_recvs"};
 	double kl[4][4] = {{0}};
@@ -678,8 +704,9 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 			b99 = pct_i(s->from_tx, s->n, 99);
 		}
 		if (o->timeline) {
-			int64_t *leg[3] = {s->to_kernel, s->in_kernel, s->to_wire};
-			for (int l = 0; l < 3; l++) {
+			int64_t *leg[6] = {s->to_kernel, s->in_kernel, s->to_wire,
+					   s->to_ring, s->ring_to_txp, s->txp_to_wire};
+			for (int l = 0; l < 6; l++) {
 				qsort(leg[l], s->n, sizeof(*leg[l]), cmp_i64);
 				for (int q = 0; q < 4; q++)
 					tl[l][q] = pct_i(leg[l], s->n, tl_pcts[q]);
@@ -714,7 +741,7 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 			       "wire -> peer p50 %.3f p99 %.3f\n",
 			       a50, a99, b50, b99);
 		if (o->timeline)
-			for (int l = 0; l < 3; l++)
+			for (int l = 0; l < 6; l++)
 				printf("timeline us %-9s  p10 %.3f  p50 %.3f  p90 %.3f  p99 %.3f\n", tl_names[l],
 				       tl[l][0], tl[l][1], tl[l][2], tl[l][3]);
 		for (int l = 0; l < 4 && have_kl; l++)
@@ -742,7 +769,7 @@ static void report(const struct opts *o, struct pipe *p, const struct tally *t, 
 		printf(",\"to_tx_p50_us\":%.3f,\"to_tx_p99_us\":%.3f,\"from_tx_p50_us\":%.3f,\"from_tx_p99_us\":%.3f",
 		       a50, a99, b50, b99);
 	if (o->timeline)
-		for (int l = 0; l < 3; l++)
+		for (int l = 0; l < 6; l++)
 			printf(",\"%s_p10_us\":%.3f,\"%s_p50_us\":%.3f,\"%s_p90_us\":%.3f,\"%s_p99_us\":%.3f",
 			       tl_names[l], tl[l][0], tl_names[l], tl[l][1], tl_names[l], tl[l][2], tl_names[l], tl[l][3]);
 	for (int l = 0; l < 4 && have_kl; l++)
@@ -800,6 +827,9 @@ int main(int argc, char **argv)
 	s.to_kernel = calloc(o.count, sizeof(*s.to_kernel));
 	s.in_kernel = calloc(o.count, sizeof(*s.in_kernel));
 	s.to_wire = calloc(o.count, sizeof(*s.to_wire));
+	s.to_ring = calloc(o.count, sizeof(*s.to_ring));
+	s.ring_to_txp = calloc(o.count, sizeof(*s.ring_to_txp));
+	s.txp_to_wire = calloc(o.count, sizeof(*s.txp_to_wire));
 	s.k_wait = calloc(o.count, sizeof(*s.k_wait));
 	s.k_header = calloc(o.count, sizeof(*s.k_header));
 	s.k_send = calloc(o.count, sizeof(*s.k_send));
@@ -807,7 +837,8 @@ int main(int argc, char **argv)
 	fn = gnio_app_launcher(app, !strcmp(bus, "cpu"));
 	gnio_gen_cfg_init(&gc);
 	gc.frame_size = o.size;
-	if (!s.rtt || !s.to_tx || !s.from_tx || !s.to_kernel || !s.in_kernel || !s.to_wire || !s.k_wait || !s.k_header ||
+	if (!s.rtt || !s.to_tx || !s.from_tx || !s.to_kernel || !s.in_kernel || !s.to_wire || !s.to_ring || !s.ring_to_txp || !s.txp_to_wire ||
+	    !s.k_wait || !s.k_header ||
 	    !s.k_send || !s.k_idle) {
 		snprintf(msg, sizeof(msg), "out of memory for %llu samples", (unsigned long long)o.count);
 		goto out;
@@ -881,6 +912,9 @@ out:
 	free(s.to_kernel);
 	free(s.in_kernel);
 	free(s.to_wire);
+	free(s.to_ring);
+	free(s.ring_to_txp);
+	free(s.txp_to_wire);
 	free(s.k_wait);
 	free(s.k_header);
 	free(s.k_send);

@@ -72,6 +72,12 @@ struct gnio_eth_rxq_stats {
 	 * a wire the steered terms cancel once the queues have stopped. */
 	uint64_t steered_out;
 	uint64_t steered_in;
+	/* Diagnostics (gnio): with GNIO_PROXY_STAMPS=1 in the environment when
+	 * the queue starts, the host clock (CLOCK_REALTIME ns) of the proxy's
+	 * latest publish of frames to the ring; else 0. With one frame in
+	 * flight it splits a round trip at the proxy (gnio_latency_bench
+	 * --timeline). */
+	uint64_t last_publish_ns;
 };
 
 /* max_burst_size: frames the proxy moves per wire call, at most the largest

@@ -63,6 +63,10 @@ struct gnio_eth_txq_stats {
 	uint64_t timed_late;
 	uint64_t timed_late_unseen;
 	uint64_t timed_late_max_ns; /* the latest handover, ns after its time */
+	/* Diagnostics (gnio): with GNIO_PROXY_STAMPS=1 in the environment when
+	 * the queue starts, the host clock (CLOCK_REALTIME ns) at which the
+	 * proxy last found a descriptor at the head of the ring; else 0. */
+	uint64_t last_pickup_ns;
 };
 #define GNIO_TX_LATE_NS 2000u
 

@@ -283,6 +283,8 @@ static gnio_error_t rxq_start(struct gnio_ctx *ctx)
 	p->ops = q->dev->ops;
 	p->wq = q->wq;
 	p->no_wire = ring_only;
+	p->stamp = gnio_proxy_stamps_wanted();
+	p->last_publish_ns = 0;
 	p->gpu = gpu;
 	p->ctx = ctx;
 	p->sh = sh_cpu;
@@ -387,6 +389,9 @@ static void fold_stats(struct gnio_eth_rxq *q, struct gnio_eth_rxq_stats *st)
 	st->rx_bytes += __atomic_load_n(&p->rx_bytes, __ATOMIC_RELAXED);
 	st->steered_out += __atomic_load_n(&p->steered_out, __ATOMIC_RELAXED);
 	st->steered_in += __atomic_load_n(&p->steered_in, __ATOMIC_RELAXED);
+	const uint64_t pub = __atomic_load_n(&p->last_publish_ns, __ATOMIC_RELAXED);
+	if (pub > st->last_publish_ns)
+		st->last_publish_ns = pub;
 	if (p->sh)
 		st->released += gnio_load_acquire_u64(&p->sh->cons);
 	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
@@ -421,6 +426,8 @@ static gnio_error_t rxq_stop(struct gnio_ctx *ctx)
 	q->past.steered_out += run.steered_out;
 	q->past.steered_in += run.steered_in;
 	q->past.released += run.released;
+	if (run.last_publish_ns > q->past.last_publish_ns)
+		q->past.last_publish_ns = run.last_publish_ns;
 	for (int i = 0; i < GNIO_DROP_REASON_COUNT; i++)
 		q->past.dropped[i] += run.dropped[i];
 	if (gpu) {

@@ -350,6 +350,8 @@ static gnio_error_t txq_start(struct gnio_ctx *ctx)
 
 	p->ops = q->dev->ops;
 	p->wq = q->wq;
+	p->stamp = gnio_proxy_stamps_wanted();
+	p->last_pickup_ns = 0;
 	p->gpu = gpu;
 	p->ctx = ctx;
 	p->sh = sh_cpu;
@@ -403,6 +405,9 @@ static void fold_stats(struct gnio_eth_txq *q, struct gnio_eth_txq_stats *st)
 	const uint64_t late_max = __atomic_load_n(&p->timed_late_max_ns, __ATOMIC_RELAXED);
 	if (late_max > st->timed_late_max_ns)
 		st->timed_late_max_ns = late_max;
+	const uint64_t pick = __atomic_load_n(&p->last_pickup_ns, __ATOMIC_RELAXED);
+	if (pick > st->last_pickup_ns)
+		st->last_pickup_ns = pick;
 	st->tx_in_place += __atomic_load_n(&p->tx_in_place, __ATOMIC_RELAXED);
 	st->tx_copies += __atomic_load_n(&p->tx_copies, __ATOMIC_RELAXED);
 	st->tx_notified += __atomic_load_n(&p->tx_notified, __ATOMIC_ACQUIRE);

@@ -130,6 +130,11 @@ struct gnio_rx_proxy {
 	uint64_t rx_packets, rx_bytes;
 	uint64_t dropped[GNIO_DROP_REASON_COUNT];
 	uint64_t steered_in, steered_out; /* frames taken from the inbox / pushed to other queues */
+	/* GNIO_PROXY_STAMPS: host clock (gnio_gpu_dev_time_ns) of the latest
+	 * publish to the ring, so a one-frame-in-flight bench can split its
+	 * round trip at the proxy. 0 and unread when off. */
+	int stamp;
+	uint64_t last_publish_ns;
 	/* Steering (a gnio_flow on the wire; copy wires only): each burst is
 	 * classified; this queue keeps its own frames, drops or leaves to the
 	 * kernel what the rules say, and pushes the rest into the inbox of
@@ -176,7 +181,16 @@ struct gnio_tx_proxy {
 	uint64_t tx_packets, tx_bytes, tx_errors, timed;
 	uint64_t tx_in_place, tx_copies, tx_notified;
 	uint64_t timed_late, timed_late_unseen, timed_late_max_ns;
+	/* GNIO_PROXY_STAMPS: host clock of the latest step that found a
+	 * descriptor, taken right after the find. 0 and unread when off. */
+	int stamp;
+	uint64_t last_pickup_ns;
 };
+
+/* GNIO_PROXY_STAMPS=1 in the environment at queue start: the proxies stamp
+ * their hand-offs (last_publish_ns, last_pickup_ns; a clock read per step
+ * that moves frames). */
+int gnio_proxy_stamps_wanted(void);
 
 gnio_error_t gnio_rx_proxy_init(struct gnio_rx_proxy *p);
 unsigned gnio_rx_proxy_step(void *arg);

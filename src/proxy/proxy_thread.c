@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -44,6 +45,12 @@ static void nap(uint64_t ns)
 {
 	struct timespec ts = gnio_timespec_ns(ns);
 	nanosleep(&ts, NULL);
+}
+
+int gnio_proxy_stamps_wanted(void)
+{
+	const char *v = getenv("GNIO_PROXY_STAMPS");
+	return v && strcmp(v, "0") && *v;
 }
 
 void gnio_proxy_kick(uint32_t *kick, uint32_t *sleepers)

@@ -177,6 +177,8 @@ unsigned gnio_tx_proxy_step(void *arg)
 		const struct gnio_tx_desc_view *d = &dv;
 		if (!gnio_tx_ring_read(p->desc, p->desc_hdr, p->mask, p->size_log2, idx, &dv))
 			break;
+		if (GNIO_UNLIKELY(p->stamp) && idx == p->next)
+			gnio_store_relaxed_u64(&p->last_pickup_ns, gnio_gpu_dev_time_ns());
 		if (d->flags & GNIO_TX_F_TIMED) {
 			if (!now)
 				now = gnio_gpu_dev_time_ns();

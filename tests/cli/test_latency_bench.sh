@@ -36,6 +36,11 @@ check "timeline: the three legs of to_tx, with percentiles in order" \
 check "timeline: the kernel's trace was seen after each send" \
 	[ "$(jq_py "$TMP/tl.json" 'd["to_kernel_p10_us"] > 0')" = True ]
 check "timeline: text lines name the legs" grep -q "^timeline us in_kernel" "$TMP/tl.out"
+# the proxies' stamps (GNIO_PROXY_STAMPS, which --timeline sets): a stamp
+# never taken leaves its legs at 0 or hugely negative
+check "timeline: the legs at the proxies, in order, each stamp after the one before" \
+	[ "$(jq_py "$TMP/tl.json" 'all(d[l + "_p10_us"] <= d[l + "_p50_us"] <= d[l + "_p90_us"] <= d[l + "_p99_us"] for l in ("to_ring", "ring_to_txp", "txp_to_wire")) and d["to_ring_p10_us"] > 0 and d["ring_to_txp_p10_us"] > 0 and d["txp_to_wire_p10_us"] >= 0')" = True ]
+check "plain run: no proxy legs" [ "$(jq_py "$TMP/plain.json" '"to_ring_p50_us" in d')" = False ]
 # --inline-header: the echo takes the addresses it swaps from the header
 # copy that came with the completion; a wrong copy shows as corrupt echoes
 # (the peer checks every byte of each one).

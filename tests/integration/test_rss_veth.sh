@@ -147,11 +147,12 @@ order_run() { # order_run NAME WIRE-SPEC one|multi (wire queues)
 	# runs of this file, and test_wire_*, fail any loss on a quiet path).
 	# Every frame arrived: delivered and recorded, or dropped for a reason
 	# that is counted.
-	expect "$w: every frame arrived; each either reached a kernel and was recorded or was counted dropped $(json "$TMPD/$w.json" "[q['dropped'] for q in j['per_queue']]")" \
+	local drops lost
+	drops=$(json "$TMPD/$w.json" "[q['dropped'] for q in j['per_queue']]")
+	expect "$w: every frame arrived; each either reached a kernel and was recorded or was counted dropped $drops" \
 		"$(json "$TMPD/$w.json" "j['arrived'] == $ON and j['rx_packets'] + j['dropped_total'] == $ON and j['recorded'] == j['rx_packets'] and j['rx_packets'] > 0 and j['bad'] == 0 and all(sum(q['dropped'].values()) == q['dropped_total'] for q in j['per_queue'])")" True
-	local lost
 	lost=$(json "$TMPD/$w.json" "j['dropped_total']")
-	[ "$lost" = 0 ] || echo "NOTE - $w: $lost of $ON frames dropped (counted), $(json "$TMPD/$w.json" "[q['dropped'] for q in j['per_queue']]")"
+	[ "$lost" = 0 ] || echo "NOTE - $w: $lost of $ON frames dropped (counted), $drops"
 	expect "$w: books balance per queue" \
 		"$(json "$TMPD/$w.json" "j['steered_in'] == j['steered_out'] and all(q['recorded'] == q['rx_packets'] for q in j['per_queue'])")" True
 	expect "$w: 1024 flows, none split across queues" "$(json "$TMPD/$w.json" "(j['flows'], j['split_flows'])")" "(1024, 0)"

@@ -308,6 +308,51 @@ static void test_echo(void **state)
 	tpipe_down(&p);
 }
 
+/* GNIO_PROXY_STAMPS: one frame's echo is stamped by both proxies in order,
+ * between its send and its return; without the variable nothing is. */
+static void echo_one_stamped(int stamps, uint64_t *t_send, uint64_t *t_back, uint64_t *pub, uint64_t *pick)
+{
+	struct tpipe p;
+	if (stamps)
+		assert_int_equal(setenv("GNIO_PROXY_STAMPS", "1", 1), 0);
+	else
+		assert_int_equal(unsetenv("GNIO_PROXY_STAMPS"), 0);
+	up(&p, stamps ? "sw:e2e_stamp1" : "sw:e2e_stamp0", 256, 1, 256, 0);
+	assert_int_equal(unsetenv("GNIO_PROXY_STAMPS"), 0); /* read at start */
+	assert_ok(tpipe_launch(&p, "echo"));
+	struct gnio_gen_cfg g;
+	gen_cfg(&g, GNIO_GEN_UDP, 64);
+	uint8_t in[256], out[4096];
+	uint32_t len = gnio_gen_build(&g, 1, in, sizeof(in)), olen = 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*t_send = (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
+	assert_ok(gnio_sw_peer_send(p.peer, 0, in, len));
+	assert_ok(peer_recv_wait(&p, out, sizeof(out), &olen, NULL, 10000));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*t_back = (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
+	assert_int_equal(olen, len);
+	struct gnio_eth_txq_stats xs;
+	assert_ok(gnio_eth_txq_get_stats(p.txq, &xs));
+	*pub = rxstats(&p).last_publish_ns;
+	*pick = xs.last_pickup_ns;
+	assert_ok(gnio_runner_stop(p.runner, 5000));
+	tpipe_down(&p);
+}
+
+static void test_proxy_stamps(void **state)
+{
+	(void)state;
+	uint64_t t_send, t_back, pub, pick;
+	echo_one_stamped(1, &t_send, &t_back, &pub, &pick);
+	/* The clock is CLOCK_REALTIME; it does not step inside a test. */
+	assert_true(pub >= t_send && pub <= t_back);
+	assert_true(pick >= pub && pick <= t_back);
+	echo_one_stamped(0, &t_send, &t_back, &pub, &pick);
+	assert_int_equal(pub, 0);
+	assert_int_equal(pick, 0);
+}
+
 /* ---------------------------------------------- TX ring full -> AGAIN -- */
 
 struct txk {
@@ -793,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_burst_1000_verified),
 		cmocka_unit_test(test_classify_mix),
 		cmocka_unit_test(test_echo),
+		cmocka_unit_test(test_proxy_stamps),
 		cmocka_unit_test(test_tx_ring_full_again),
 		cmocka_unit_test(test_rx_ring_full_drops),
 		cmocka_unit_test(test_rx_ring_full_flow_control),
