@@ -360,10 +360,6 @@ static gnio_error_t pipe_up(struct pipe *p, const struct opts *o, const char *bu
 	struct gnio_pipeline_cfg pc;
 	struct gnio_pipeline_queue q;
 
-	/* --timeline: the proxies stamp their hand-offs (read at queue start) */
-	if (o->timeline && setenv("GNIO_PROXY_STAMPS", "1", 1) != 0)
-		return GNIO_ERROR_INVALID_VALUE;
-
 	while (slot < max_pkt)
 		slot <<= 1;
 	snprintf(name, sizeof(name), "lat%d", (int)getpid());
@@ -793,6 +789,12 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
+	/* --timeline: the proxies stamp their hand-offs (read at queue start);
+	 * set before any thread (the GPU driver's) could read the environment */
+	if (o.timeline && setenv("GNIO_PROXY_STAMPS", "1", 1) != 0) {
+		perror("latency: setenv");
+		return 1;
+	}
 	app = gnio_app_find(o.app);
 	if (o.gpu) {
 		snprintf(bus, sizeof(bus), "%s", o.gpu);

@@ -318,7 +318,6 @@ static void echo_one_stamped(int stamps, uint64_t *t_send, uint64_t *t_back, uin
 	else
 		assert_int_equal(unsetenv("GNIO_PROXY_STAMPS"), 0);
 	up(&p, stamps ? "sw:e2e_stamp1" : "sw:e2e_stamp0", 256, 1, 256, 0);
-	assert_int_equal(unsetenv("GNIO_PROXY_STAMPS"), 0); /* read at start */
 	assert_ok(tpipe_launch(&p, "echo"));
 	struct gnio_gen_cfg g;
 	gen_cfg(&g, GNIO_GEN_UDP, 64);
@@ -338,6 +337,8 @@ static void echo_one_stamped(int stamps, uint64_t *t_send, uint64_t *t_back, uin
 	*pick = xs.last_pickup_ns;
 	assert_ok(gnio_runner_stop(p.runner, 5000));
 	tpipe_down(&p);
+	/* read at queue start; changed only while no other thread runs */
+	assert_int_equal(unsetenv("GNIO_PROXY_STAMPS"), 0);
 }
 
 static void test_proxy_stamps(void **state)
