@@ -839,9 +839,8 @@ int main(int argc, char **argv)
 	fn = gnio_app_launcher(app, !strcmp(bus, "cpu"));
 	gnio_gen_cfg_init(&gc);
 	gc.frame_size = o.size;
-	if (!s.rtt || !s.to_tx || !s.from_tx || !s.to_kernel || !s.in_kernel || !s.to_wire || !s.to_ring || !s.ring_to_txp || !s.txp_to_wire ||
-	    !s.k_wait || !s.k_header ||
-	    !s.k_send || !s.k_idle) {
+	if (!s.rtt || !s.to_tx || !s.from_tx || !s.to_kernel || !s.in_kernel || !s.to_wire || !s.to_ring ||
+	    !s.ring_to_txp || !s.txp_to_wire || !s.k_wait || !s.k_header || !s.k_send || !s.k_idle) {
 		snprintf(msg, sizeof(msg), "out of memory for %llu samples", (unsigned long long)o.count);
 		goto out;
 	}

@@ -114,10 +114,12 @@ void gnio_rx_proxy_fini(struct gnio_rx_proxy *p)
 	p->stage_stream = NULL;
 }
 
-/* GNIO_PROXY_STAMPS: when the latest publish happened (relaxed: a
- * reader takes it as a sample, after the frame it stamps came back). */
-static inline void rx_stamp(struct gnio_rx_proxy *p)
+/* Make entries up to p->prod visible to the consumer. With
+ * GNIO_PROXY_STAMPS, also note when (relaxed: a reader takes it as a
+ * sample, after the frame it stamps came back). */
+static inline void rx_publish(struct gnio_rx_proxy *p)
 {
+	gnio_rx_ring_publish(p->sh, p->prod);
 	if (GNIO_UNLIKELY(p->stamp))
 		gnio_store_relaxed_u64(&p->last_publish_ns, gnio_gpu_dev_time_ns());
 }
@@ -237,8 +239,7 @@ static unsigned stage_reap(struct gnio_rx_proxy *p, int wait)
 		STAT_ADD(p->rx_packets, st->end - p->prod);
 		STAT_ADD(p->rx_bytes, st->bytes);
 		p->prod = st->end;
-		gnio_rx_ring_publish(p->sh, p->prod);
-		rx_stamp(p);
+		rx_publish(p);
 		p->stage_head = (p->stage_head + 1) % GNIO_RX_STAGE_DEPTH;
 		p->stage_count--;
 	}
@@ -369,8 +370,7 @@ static unsigned rx_step_zc(struct gnio_rx_proxy *p)
 	}
 	if (kept) {
 		p->prod += kept;
-		gnio_rx_ring_publish(p->sh, p->prod);
-		rx_stamp(p);
+		rx_publish(p);
 		STAT_ADD(p->rx_packets, kept);
 		STAT_ADD(p->rx_bytes, bytes);
 		gnio_proxy_kick(p->kick, p->sleepers);
@@ -636,8 +636,7 @@ static inline __attribute__((always_inline)) unsigned rx_step_copy(struct gnio_r
 	if (kept) {
 		p->prod += kept;
 		p->staged = p->prod;
-		gnio_rx_ring_publish(p->sh, p->prod);
-		rx_stamp(p);
+		rx_publish(p);
 		STAT_ADD(p->rx_packets, kept);
 		STAT_ADD(p->rx_bytes, bytes);
 		gnio_proxy_kick(p->kick, p->sleepers);
