@@ -104,7 +104,7 @@ static void release_slot(const struct gnio_tx_proxy *p, const struct gnio_tx_des
 	const struct gnio_tx_proxy_buf *b = desc_buf(p, d);
 	if (!b || !b->hold)
 		return;
-	uint32_t *hold = &b->hold[d->buf_off / b->elem_size];
+	uint32_t *hold = &b->hold[gnio_slot_of(d->buf_off, b->elem_size)];
 	if (d->flags & GNIO_TX_F_UNORDERED)
 		hold_done(hold);
 	else

@@ -822,6 +822,21 @@ static void rx_stress(int inline_header)
 	rx_fix_fini(&f);
 }
 
+/* The hold slot of an offset: a shift for power-of-two elements, a division
+ * otherwise, both past 4 GiB. */
+static void test_slot_of(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = {1, 64, 2048, 4096, 65536, 3, 1500, 2112, 9000};
+	static const uint64_t offs[] = {0, 1, 63, 2047, 2048, 123457, (1ull << 32) - 1, 1ull << 32,
+					(5ull << 32) + 777};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (size_t j = 0; j < sizeof(offs) / sizeof(offs[0]); j++)
+			assert_int_equal(gnio_slot_of(offs[j], sizes[i]), offs[j] / sizes[i]);
+	assert_int_equal(gnio_slot_of(2048u * 7u + 5u, 2048u), 7u);
+	assert_int_equal(gnio_slot_of(1500u * 9u - 1u, 1500u), 8u);
+}
+
 static void test_rx_stress_two_threads(void **state)
 {
 	(void)state;
@@ -941,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_tx_stale_lap_and_recover),
 		cmocka_unit_test(test_tx_words_each_checked),
 		cmocka_unit_test(test_tx_header_roundtrip),
+		cmocka_unit_test(test_slot_of),
 		cmocka_unit_test(test_rx_stress_two_threads),
 		cmocka_unit_test(test_rx_stress_inline_header),
 		cmocka_unit_test(test_tx_stress_two_senders),

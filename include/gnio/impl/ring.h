@@ -502,6 +502,25 @@ struct gnio_tx_ring_local {
 	GNIO_ALIGNED(GNIO_LINE) uint64_t notify_end;
 };
 
+/* The slot of a pool with elem_size-byte elements that byte offset off lies
+ * in. A shift for power-of-two elements (every pool gnio makes): on the GPU
+ * even the 32-bit division is a reciprocal sequence of about 20 dependent
+ * instructions, all on a lone sender's path. elem_size is never 0
+ * (gnio_buf_arr_create refuses it). */
+GNIO_HD uint64_t gnio_slot_of(uint64_t off, uint32_t elem_size)
+{
+	if ((elem_size & (elem_size - 1u)) == 0u) {
+#if GNIO_ON_GPU
+		return off >> (__ffs((int)elem_size) - 1);
+#else
+		return off >> __builtin_ctz(elem_size);
+#endif
+	}
+	/* 32-bit division where it fits: the 64-bit one is a long routine on
+	 * the GPU */
+	return off >> 32 ? off / elem_size : (uint32_t)off / elem_size;
+}
+
 /* In-place holds. Each pool has one word per slot, in pinned host memory:
  *   kernel   : FREE -> SENT  when it sends a received frame from the slot
  *   TX proxy : SENT -> DONE  once the wire no longer needs the bytes
@@ -642,12 +661,8 @@ GNIO_HD int gnio_tx_ring_find_buf(const struct gnio_gpu_eth_txq *q, uint64_t add
 GNIO_HD void gnio_tx_ring_hold(const struct gnio_gpu_eth_txq *q, uint32_t buf, uint64_t off)
 {
 	const struct gnio_tx_buf *b = &q->bufs[buf];
-	if (b->hold) {
-		/* 32-bit division where it fits: the 64-bit one is a long
-		 * routine on the GPU */
-		const uint64_t slot = off >> 32 ? off / b->elem_size : (uint32_t)off / b->elem_size;
-		gnio_store_relaxed_u32(&b->hold[slot], GNIO_HOLD_SENT);
-	}
+	if (b->hold)
+		gnio_store_relaxed_u32(&b->hold[gnio_slot_of(off, b->elem_size)], GNIO_HOLD_SENT);
 }
 
 /* Sender: fill descriptor `ticket`. ordered: bytes this thread wrote before
