@@ -300,7 +300,7 @@ static void zc_release(struct gnio_rx_proxy *p)
 	/* Held ones first: they were released earlier. */
 	while (p->zc_held_count) {
 		uint64_t off = p->zc_held[p->zc_held_head];
-		if (!gnio_hold_check(&p->hold[off / p->slot_size]))
+		if (!gnio_hold_check(&p->hold[gnio_slot_of(off, p->slot_size)]))
 			break;
 		batch[nb++] = off;
 		p->zc_held_head = (p->zc_held_head + 1) % cap;
@@ -312,7 +312,7 @@ static void zc_release(struct gnio_rx_proxy *p)
 	}
 	for (; p->zc_released != p->cached_cons; p->zc_released++) {
 		uint64_t off = p->zc_off[p->zc_released & p->mask];
-		if (p->zc_held_count || !gnio_hold_check(&p->hold[off / p->slot_size])) {
+		if (p->zc_held_count || !gnio_hold_check(&p->hold[gnio_slot_of(off, p->slot_size)])) {
 			/* Keep arrival order among the held. */
 			p->zc_held[(p->zc_held_head + p->zc_held_count) % cap] = off;
 			p->zc_held_count++;

@@ -191,9 +191,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, 
 		base = t;
 	}
 	err = __shfl_sync(0xffffffffu, err, 0);
-	/* A lone lane 0 (an echo's one frame) already holds its ticket. */
-	if (senders != 1u)
-		base = __shfl_sync(0xffffffffu, base, 0);
+	base = __shfl_sync(0xffffffffu, base, 0);
 	/* AGAIN is the group's: every lane gets it (nothing was queued), so a
 	 * retry loop stays uniform across the warp. */
 	if (err == GNIO_ERROR_AGAIN)
