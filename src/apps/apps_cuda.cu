@@ -558,9 +558,18 @@ __device__ __forceinline__ void put_state_back(const struct gnio_app_args &args,
 		gnio_gpu_dev_eth_txq_state_back(args.txq, a.txq);
 }
 
+/* The bytes of dynamic shared memory the launch gave this block. */
+__device__ __forceinline__ uint32_t dynamic_shared_bytes(void)
+{
+	uint32_t n;
+	asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+	return n;
+}
+
 template <int APP, int SCOPE, int SEND>
 __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_kernel_ctl *ctl)
 {
+	extern __shared__ uint64_t s_copies[]; /* watched queues: the receive's copies, when sized */
 	/* The queue handles, copied into shared memory once: every receive and
 	 * send reads a dozen of their fields one after another, and each system
 	 * fence empties L1, so from global memory each read would go to L2
@@ -605,13 +614,19 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 		 * reservation then reads no device memory before it polls. */
 		s_rxq = *args.rxq;
 		gnio_gpu_dev_eth_rxq_state_to_shared(&s_rxq, &s_rx_state);
-		/* The receive's copies of the completions stay in device
-		 * memory: in shared memory (gnio_gpu_dev_eth_rxq_local_to_shared,
-		 * 0.12 us faster a frame) the watchers' copies and the
-		 * consumer's reads are ordered by acquire and release, which
-		 * compute-sanitizer's racecheck does not follow. */
-		if (watched)
+		/* A watched queue keeps the receive's copies of the
+		 * completions in the launch's dynamic shared memory when the
+		 * host sized it for the ring (launch_one): the consumer reads
+		 * each frame's meta and header from there, not from L2
+		 * (docs/PERFORMANCE.md, "Shared copies for watched queues"). */
+		if (watched) {
+			const uint32_t per_entry = 8u * (1u + (s_rxq.hdr_local ? GNIO_RX_HDR_LOCAL_WORDS : 0u));
+			const uint32_t entries = dynamic_shared_bytes() / per_entry;
+			if (entries)
+				gnio_gpu_dev_eth_rxq_local_to_shared(&s_rxq, s_copies,
+								     s_rxq.hdr_local ? s_copies + entries : nullptr, entries);
 			gnio_gpu_dev_eth_rxq_watch_attach(&s_rxq, &s_watch, args.watchers);
+		}
 		if (args.txq) {
 			s_txq = *args.txq;
 			gnio_gpu_dev_eth_txq_state_to_shared(&s_txq, &s_tx_state);
@@ -805,6 +820,31 @@ __global__ void __launch_bounds__(1024) app_kernel_1024(struct gnio_app_args arg
 	app_main<APP, SCOPE, SEND>(args, ctl);
 }
 
+/* Dynamic shared memory for a watched queue's copies of its completions:
+ * the ring's metas (and inline headers) when they fit beside the kernel's
+ * own shared memory, else 0 and they stay in device memory. */
+static size_t watched_copy_bytes(const struct gnio_app_args &a, void (*kernel)(struct gnio_app_args, struct gnio_kernel_ctl *),
+				 const struct cudaFuncAttributes &fa)
+{
+	if (!a.watchers)
+		return 0;
+	struct gnio_gpu_eth_rxq h;
+	int dev, optin;
+	if (cudaMemcpy(&h, a.rxq, sizeof(h), cudaMemcpyDefault) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
+	    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	const size_t bytes = (size_t)h.size * 8u * (1u + (h.hdr_local ? GNIO_RX_HDR_LOCAL_WORDS : 0u));
+	if (fa.sharedSizeBytes + bytes > (size_t)optin ||
+	    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) != cudaSuccess) {
+		(void)cudaGetLastError();
+		GNIO_LOG_DBG("apps", "watched queue of %u entries: its copies stay in device memory", h.size);
+		return 0;
+	}
+	return bytes;
+}
+
 template <int APP, int SCOPE, int SEND>
 static void launch_one(const struct gnio_app_args &a, uint32_t threads, cudaStream_t s, struct gnio_kernel_ctl *ctl)
 {
@@ -816,14 +856,14 @@ static void launch_one(const struct gnio_app_args &a, uint32_t threads, cudaStre
 		kernel = app_kernel_1024<APP, SCOPE, SEND>;
 	else
 		kernel = app_kernel<APP, SCOPE, SEND>;
-	struct cudaFuncAttributes fa;
+	struct cudaFuncAttributes fa = {};
 	if (cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && threads > (uint32_t)fa.maxThreadsPerBlock) {
 		uint32_t fit = (uint32_t)fa.maxThreadsPerBlock & ~31u;
 		GNIO_LOG_WARN("apps", "%u threads asked, the kernel fits %u (%d registers a thread): launching %u",
 			      threads, fit, fa.numRegs, fit);
 		threads = fit;
 	}
-	kernel<<<1, threads, 0, s>>>(a, ctl);
+	kernel<<<1, threads, watched_copy_bytes(a, kernel, fa), s>>>(a, ctl);
 }
 
 /* The send scope cannot be wider than the receiving group. */

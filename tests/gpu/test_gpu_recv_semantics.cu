@@ -3,7 +3,8 @@
  * tests/gpu/test_gpu_recv_semantics.cu - the receive semantics of the device
  * API on the GPU, at thread, warp and block scope (block scope with the
  * receive's copies in shared memory), and at thread and warp scope with
- * watcher warps polling for the consumer: the checks of
+ * watcher warps polling for the consumer, the copies in device and in
+ * shared memory (where the watchers write them with atomics): the checks of
  * tests/util/recv_semantics.h (also run on the CPU device by
  * tests/unit/test_recv_semantics.c), each receive made by a CUDA kernel.
  */
@@ -14,9 +15,11 @@
 
 /* WATCHERS > 0: that many warps after the first poll for a thread or warp
  * consumer (gnio_gpu_dev_eth_rxq_watch_*), which receives on a shared copy
- * of the handle. */
+ * of the handle; shared_copies: with the receive's copies in shared memory
+ * too. */
 template <int SCOPE, int WATCHERS>
-__global__ void rs_kernel(const struct gnio_gpu_eth_rxq *rxq_in, struct rs_ctl *c, struct gnio_kernel_ctl *ctl)
+__global__ void rs_kernel(const struct gnio_gpu_eth_rxq *rxq_in, struct rs_ctl *c, struct gnio_kernel_ctl *ctl,
+			  int shared_copies)
 {
 	__shared__ struct gnio_gpu_dev_eth_rxq_attr attr[RS_MAX_ATTR];
 	__shared__ uint32_t s_go, s_max, s_release, s_attrs;
@@ -50,9 +53,16 @@ __global__ void rs_kernel(const struct gnio_gpu_eth_rxq *rxq_in, struct rs_ctl *
 		if (tid == 0) {
 			s_q = *rxq_in;
 			gnio_gpu_dev_eth_rxq_state_to_shared(&s_q, &s_state);
+			s_local = !shared_copies || gnio_gpu_dev_eth_rxq_local_to_shared(&s_q, s_meta, s_hdr,
+											 RS_LOCAL_ENTRIES);
 			gnio_gpu_dev_eth_rxq_watch_attach(&s_q, &s_watch, WATCHERS);
 		}
 		__syncthreads();
+		if (!s_local) {
+			if (tid == 0)
+				gnio_gpu_dev_kernel_set_exit_code(ctl, 1); /* the ring outgrew the arrays */
+			return;
+		}
 		if (tid >= 32) {
 			gnio_gpu_dev_eth_rxq_watch_run(&s_q, tid / 32u - 1u);
 			return;
@@ -124,6 +134,7 @@ struct rs_launch {
 	struct rs_ctl *ctl;
 	int scope;
 	int watched; /* two watcher warps */
+	int shared_copies; /* watched: the receive's copies in shared memory */
 };
 
 static gnio_error_t rs_launch_fn(const struct gnio_runner_launch *l)
@@ -131,15 +142,15 @@ static gnio_error_t rs_launch_fn(const struct gnio_runner_launch *l)
 	const struct rs_launch *a = (const struct rs_launch *)l->user;
 	cudaStream_t s = (cudaStream_t)l->stream;
 	if (a->scope == GT_SCOPE_BLOCK)
-		rs_kernel<GT_SCOPE_BLOCK, 0><<<1, 128, 0, s>>>(a->rxq, a->ctl, l->ctl);
+		rs_kernel<GT_SCOPE_BLOCK, 0><<<1, 128, 0, s>>>(a->rxq, a->ctl, l->ctl, a->shared_copies);
 	else if (a->scope == GT_SCOPE_WARP && a->watched)
-		rs_kernel<GT_SCOPE_WARP, 2><<<1, 96, 0, s>>>(a->rxq, a->ctl, l->ctl);
+		rs_kernel<GT_SCOPE_WARP, 2><<<1, 96, 0, s>>>(a->rxq, a->ctl, l->ctl, a->shared_copies);
 	else if (a->scope == GT_SCOPE_WARP)
-		rs_kernel<GT_SCOPE_WARP, 0><<<1, 32, 0, s>>>(a->rxq, a->ctl, l->ctl);
+		rs_kernel<GT_SCOPE_WARP, 0><<<1, 32, 0, s>>>(a->rxq, a->ctl, l->ctl, a->shared_copies);
 	else if (a->watched)
-		rs_kernel<GT_SCOPE_THREAD, 2><<<1, 96, 0, s>>>(a->rxq, a->ctl, l->ctl);
+		rs_kernel<GT_SCOPE_THREAD, 2><<<1, 96, 0, s>>>(a->rxq, a->ctl, l->ctl, a->shared_copies);
 	else
-		rs_kernel<GT_SCOPE_THREAD, 0><<<1, 1, 0, s>>>(a->rxq, a->ctl, l->ctl);
+		rs_kernel<GT_SCOPE_THREAD, 0><<<1, 1, 0, s>>>(a->rxq, a->ctl, l->ctl, a->shared_copies);
 	GT_LAUNCH_CHECK();
 	return GNIO_SUCCESS;
 }
@@ -154,12 +165,13 @@ int main(void)
 	struct gnio_gpu *g = gt_gpu_open(NULL, 0);
 	static const char *const names[] = {"thread", "warp", "block"};
 	/* every scope, without and with an inline header; then thread and warp
-	 * scope with watcher warps, without and with one */
-	for (int run = 0; run < 2 * (GT_SCOPE_BLOCK + 1) + 4; run++) {
+	 * scope with watcher warps, without and with one, the copies in device
+	 * memory and then in shared memory */
+	for (int run = 0; run < 2 * (GT_SCOPE_BLOCK + 1) + 8; run++) {
 		const int plain = run < 2 * (GT_SCOPE_BLOCK + 1), w = run - 2 * (GT_SCOPE_BLOCK + 1);
 		const int scope = plain ? run % (GT_SCOPE_BLOCK + 1) : w % 2;
-		const int inline_header = plain ? run > GT_SCOPE_BLOCK : w >= 2;
-		const int watched = !plain;
+		const int inline_header = plain ? run > GT_SCOPE_BLOCK : (w / 2) % 2;
+		const int watched = !plain, shared_copies = watched && w >= 4;
 		struct gt_rig rig;
 		struct gt_rig_cfg rc;
 		char wire[32];
@@ -174,7 +186,7 @@ int main(void)
 		memset(ctl_cpu, 0, sizeof(struct rs_ctl));
 		struct gnio_runner *r;
 		GT_OK(gnio_runner_create(g, &r));
-		struct rs_launch la = {rig.rxh, (struct rs_ctl *)ctl_gpu, scope, watched};
+		struct rs_launch la = {rig.rxh, (struct rs_ctl *)ctl_gpu, scope, watched, shared_copies};
 		GT_OK(gnio_runner_start(r, rs_launch_fn, &la));
 		struct rs_env e;
 		memset(&e, 0, sizeof(e));
@@ -187,16 +199,17 @@ int main(void)
 		/* compute-sanitizer slows kernels down: allow more after a timeout */
 		int bad = rs_run(&e, gt_under_sanitizer() ? 2000 : 50);
 		GT_OK(gnio_runner_stop(r, 5000));
-		GT_CHECK(!bad, "%s scope%s%s: %s", names[scope], inline_header ? ", inline header" : "",
-			 watched ? ", watched" : "", e.why);
+		GT_CHECK(!bad, "%s scope%s%s%s: %s", names[scope], inline_header ? ", inline header" : "",
+			 watched ? ", watched" : "", shared_copies ? ", shared copies" : "", e.why);
 		struct gnio_eth_rxq_stats st;
 		GT_OK(gnio_eth_rxq_get_stats(rig.rxq, &st));
 		GT_CHECK(st.dropped_total == 0 && st.released == st.rx_packets, "%s scope: books (rx %llu released %llu "
 			 "dropped %llu)", names[scope], (unsigned long long)st.rx_packets,
 			 (unsigned long long)st.released, (unsigned long long)st.dropped_total);
-		printf("%s scope%s%s: look once, fill to max, fill to timeout, max 0, both 0, attributes, release, "
+		printf("%s scope%s%s%s: look once, fill to max, fill to timeout, max 0, both 0, attributes, release, "
 		       "header: ok\n",
-		       names[scope], inline_header ? ", inline header" : "", watched ? ", 2 watchers" : "");
+		       names[scope], inline_header ? ", inline header" : "", watched ? ", 2 watchers" : "",
+		       shared_copies ? ", copies in shared memory" : "");
 		GT_OK(gnio_runner_destroy(r));
 		GT_OK(gnio_gpu_mem_free(g, ctl_gpu));
 		gt_rig_close(&rig);

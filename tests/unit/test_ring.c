@@ -414,6 +414,29 @@ static void test_rx_inline_header(void **state)
 	rx_fix_fini(&f);
 }
 
+/* The local header copy a word at a time: words 0..5 built from header
+ * words j and j + 1 are the frame's first 48 bytes, zeros past its length
+ * and past the 42 a header carries, whatever the phase bit says. */
+static void test_rx_hdr_local_words(void **state)
+{
+	(void)state;
+	const uint32_t lens[] = {0, 1, 7, 8, 14, 41, 42, 60, 1500};
+	for (size_t t = 0; t < sizeof(lens) / sizeof(lens[0]); t++) {
+		uint8_t frame[64], want[48] = {0}, got[48];
+		for (uint32_t i = 0; i < sizeof(frame); i++)
+			frame[i] = (uint8_t)(0xa5u ^ (i * 37u + t));
+		const uint32_t len = lens[t] < sizeof(frame) ? lens[t] : (uint32_t)sizeof(frame);
+		memcpy(want, frame, len < GNIO_RX_HDR_BYTES ? len : GNIO_RX_HDR_BYTES);
+		uint64_t w[GNIO_RX_HDR_WORDS + 1] = {0};
+		gnio_hdr_words_put(w, GNIO_RX_HDR_WORDS, frame, len, t & 1 ? GNIO_RX_META_PHASE : 0);
+		for (uint32_t j = 0; j < GNIO_RX_HDR_WORDS; j++) {
+			const uint64_t v = gnio_rx_hdr_local_word(j, w[j], w[j + 1]);
+			memcpy(got + 8u * j, &v, 8);
+		}
+		assert_memory_equal(got, want, sizeof(want));
+	}
+}
+
 /* An idle receive loop writes nothing: the release is stored only when
  * there is a new batch to give back. */
 static void test_rx_release_only_new(void **state)
@@ -945,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_rx_phase),
 		cmocka_unit_test(test_rx_poll_one),
 		cmocka_unit_test(test_rx_inline_header),
+		cmocka_unit_test(test_rx_hdr_local_words),
 		cmocka_unit_test(test_rx_release_only_new),
 		cmocka_unit_test(test_rx_full_until_released),
 		cmocka_unit_test(test_rx_release_on_next_recv),

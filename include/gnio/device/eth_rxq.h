@@ -155,9 +155,12 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_thread_impl(const struct gnio_gpu_eth_rxq *q
  * entry (range <= width: the group is waiting) loads it with acquire, so a
  * receive made of such polls needs no fence; several entries are loaded
  * relaxed, all in flight at once, and the receive fences after them.
- * first: the receive has found nothing yet. */
+ * first: the receive has found nothing yet. watcher: a watcher warp polls
+ * (first set): it keeps the header itself, from the words this returns in
+ * *word (gnio_rxq_watch_keep_hdr), and its meta copies are
+ * gnio_store_copy_u64 stores; NULL for the consumer's own polls. */
 GNIO_DEV uint32_t gnio_rxq_scan_member(const struct gnio_gpu_eth_rxq *q, uint64_t base, uint32_t range,
-				       uint32_t rank, uint32_t width, int first)
+				       uint32_t rank, uint32_t width, int first, uint64_t *watcher)
 {
 	/* A poll of a receive that has nothing yet, on a queue with an
 	 * inline header (a group of a warp or more; the caller keeps range
@@ -180,20 +183,32 @@ GNIO_DEV uint32_t gnio_rxq_scan_member(const struct gnio_gpu_eth_rxq *q, uint64_
 		/* ACQUIRE(rx.meta), and the header words: each pairs with the
 		 * producer's stores in gnio_rx_ring_post() / _put_hdr(). */
 		const uint64_t w = gnio_load_acquire_u64(line + (rank < 8u ? rank : 0u));
+		if (watcher)
+			*watcher = w;
 		if (rank >= 2u && rank < 8u) {
 			if (!gnio_rx_hdr_word_ready(w, idx, q->size_log2))
 				return 0;
-			gnio_rx_hdr_keep_word(q, idx, rank - 2u, w);
+			if (!watcher)
+				gnio_rx_hdr_keep_word(q, idx, rank - 2u, w);
 			return range;
 		}
 		if (!gnio_rx_meta_ready(w, idx, q->size_log2))
 			return entry;
-		q->meta[idx & q->mask] = w;
+		if (watcher)
+			gnio_store_copy_u64(&q->meta[idx & q->mask], w);
+		else
+			q->meta[idx & q->mask] = w;
 		return range;
 	}
 	uint32_t r = range;
 	if (rank < range) {
-		if (range <= width) {
+		if (range <= width && watcher) {
+			uint64_t m;
+			const int ready = gnio_rx_ring_look_one(q, base + rank, &m);
+			if (ready)
+				gnio_store_copy_u64(&q->meta[(base + rank) & q->mask], m);
+			r = ready ? range : rank;
+		} else if (range <= width) {
 			r = gnio_rx_ring_poll_one(q, base + rank) ? range : rank;
 		} else {
 			uint32_t mine = (range - rank + width - 1u) / width; /* entries of this member */
@@ -219,6 +234,54 @@ GNIO_DEV uint32_t gnio_warp_min_u32(uint32_t v)
  * (SM cycles, about 25 us): slots come back that soon at a trickle. */
 #define GNIO_RX_WATCH_RELEASE_CYCLES 50000ll
 
+/* A watcher warp keeps the header of entry idx, whose six words lanes 2-7
+ * hold in w: lanes 0-5 each build one word of the local copy from the two
+ * header words it straddles and store it whole, so no two lanes write one
+ * word (in shared memory each store is an atomic, and atomics on one word
+ * would run one after another). Every lane calls. */
+GNIO_DEV void gnio_rxq_watch_keep_hdr(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t lane, uint64_t w)
+{
+	const uint32_t j = lane < GNIO_RX_HDR_WORDS ? lane : 0u;
+	const uint64_t cur = __shfl_sync(0xffffffffu, w, 2u + j);
+	const uint64_t next = __shfl_sync(0xffffffffu, w, 3u + j);
+	if (lane < GNIO_RX_HDR_WORDS)
+		gnio_store_copy_u64(&q->hdr_local[(idx & q->mask) * GNIO_RX_HDR_LOCAL_WORDS + j],
+				    gnio_rx_hdr_local_word(j, cur, j + 1u < GNIO_RX_HDR_WORDS ? next : 0));
+}
+
+/* A watcher warp keeps the headers of entries [first, first + n), handed
+ * out and acquired already: lanes 0-29 are ten entries' three pairs each
+ * (lane 3e + p loads words 2p and 2p + 1 of entry e), four rounds of that
+ * in flight at once; a lane stores the copy's words 2p and 2p + 1, the
+ * second with the first word of the next lane's pair. Every lane calls. */
+GNIO_DEV void gnio_rxq_watch_fill_hdr(const struct gnio_gpu_eth_rxq *q, uint64_t first, uint32_t n, uint32_t lane)
+{
+	const uint32_t entry = lane / GNIO_RX_HDR_PAIRS, pair = lane % GNIO_RX_HDR_PAIRS;
+	const uint32_t per_round = 32u / GNIO_RX_HDR_PAIRS; /* 10 entries */
+	for (uint32_t e0 = 0; e0 < n; e0 += 4u * per_round) {
+		uint64_t a[4], b[4];
+		GNIO_UNROLL
+		for (uint32_t u = 0; u < 4u; u++) {
+			const uint32_t e = e0 + u * per_round + entry;
+			a[u] = b[u] = 0;
+			if (entry < per_round && e < n)
+				gnio_rx_hdr_load_pair(q, first + e, pair, &a[u], &b[u]);
+		}
+		GNIO_UNROLL
+		for (uint32_t u = 0; u < 4u; u++) {
+			const uint32_t e = e0 + u * per_round + entry;
+			const uint64_t after = __shfl_down_sync(0xffffffffu, a[u], 1);
+			if (entry < per_round && e < n) {
+				uint64_t *copy = &q->hdr_local[((first + e) & q->mask) * GNIO_RX_HDR_LOCAL_WORDS];
+				gnio_store_copy_u64(&copy[2u * pair], gnio_rx_hdr_local_word(2u * pair, a[u], b[u]));
+				gnio_store_copy_u64(&copy[2u * pair + 1u],
+						    gnio_rx_hdr_local_word(2u * pair + 1u, b[u],
+									   pair + 1u < GNIO_RX_HDR_PAIRS ? after : 0));
+			}
+		}
+	}
+}
+
 /* One poll of a watcher warp from entry base: with an inline header, lanes
  * 0-7 load the first entry's line and lanes 8-31 the metas of the next 24,
  * else every lane one entry's meta; all with acquire, in one instruction
@@ -230,7 +293,11 @@ GNIO_DEV uint32_t gnio_rxq_watch_poll(const struct gnio_gpu_eth_rxq *q, uint64_t
 {
 	const uint32_t span = q->hdr_local ? 32u - GNIO_RX_HDR_POLL_EXTRA : 32u;
 	const uint32_t range = span < q->size ? span : q->size;
-	return gnio_warp_min_u32(gnio_rxq_scan_member(q, base, range, lane, 32u, 1));
+	uint64_t w = 0;
+	const uint32_t r = gnio_warp_min_u32(gnio_rxq_scan_member(q, base, range, lane, 32u, 1, &w));
+	if (r && q->hdr_local)
+		gnio_rxq_watch_keep_hdr(q, base, lane, w);
+	return r;
 }
 
 /* Attach watchers to the kernel's shared copy of an RX handle whose state
@@ -298,7 +365,7 @@ GNIO_DEV void gnio_rxq_watch_run_impl(const struct gnio_gpu_eth_rxq *q, uint32_t
 				gnio_max_release_cta_u64(&w->ready_end, base + 1);
 			if (r > 1) {
 				if (q->hdr_local)
-					gnio_rx_ring_fill_hdr(q, base + 1, r - 1, lane, 32u, 0);
+					gnio_rxq_watch_fill_hdr(q, base + 1, r - 1, lane);
 				__syncwarp();
 				if (lane == 0)
 					gnio_max_release_cta_u64(&w->ready_end, base + r);
@@ -421,7 +488,7 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_warp_impl(const struct gnio_gpu_eth_rxq *q, 
 			const uint32_t span = header_poll ? 32u - GNIO_RX_HDR_POLL_EXTRA : 32u * per;
 			uint32_t range = want - n < span ? want - n : span;
 			scanned |= range > 32u;
-			uint32_t got = gnio_warp_min_u32(gnio_rxq_scan_member(q, head + n, range, lane, 32u, n == 0));
+			uint32_t got = gnio_warp_min_u32(gnio_rxq_scan_member(q, head + n, range, lane, 32u, n == 0, NULL));
 			hdr_first |= header_poll && got;
 			n += got;
 			if (got < range)
@@ -506,7 +573,7 @@ GNIO_DEV gnio_error_t gnio_rxq_recv_block_impl(const struct gnio_gpu_eth_rxq *q,
 			if (tid == 0)
 				s_min = range;
 			__syncthreads();
-			uint32_t mine = gnio_rxq_scan_member(q, head + n, range, tid, nthr, n == 0);
+			uint32_t mine = gnio_rxq_scan_member(q, head + n, range, tid, nthr, n == 0, NULL);
 			if (to_release) {
 				gnio_rx_ring_release(q);
 				to_release = 0;

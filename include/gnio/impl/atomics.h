@@ -110,6 +110,17 @@ GNIO_HD void gnio_max_release_cta_u64(uint64_t *p, uint64_t v)
 	__threadfence_block();
 	atomicMax_block((unsigned long long *)p, (unsigned long long)v);
 }
+/* A receive's copy of a completion word that a watcher warp writes and the
+ * consumer's warp reads once ready_end says so (struct gnio_rx_watch). In
+ * shared memory it is one block-scope atomic, so racecheck sees the pair;
+ * in device memory a plain store (racecheck checks shared memory only). */
+GNIO_HD void gnio_store_copy_u64(uint64_t *p, uint64_t v)
+{
+	if (__isShared(p))
+		atomicExch_block((unsigned long long *)p, (unsigned long long)v);
+	else
+		*p = v;
+}
 GNIO_HD uint32_t gnio_load_cta_u32(uint32_t *p) { return atomicAdd_block(p, 0u); }
 GNIO_HD void gnio_store_cta_u32(uint32_t *p, uint32_t v) { atomicExch_block(p, v); }
 GNIO_HD int gnio_cas_dev_u64(uint64_t *p, uint64_t *expected, uint64_t desired)
@@ -167,6 +178,7 @@ GNIO_HD uint64_t gnio_load_acquire_dev_u64(const uint64_t *p) { return __atomic_
 GNIO_HD uint64_t gnio_load_scan_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 GNIO_HD void gnio_fence_acquire_sys(void) { __asm__ volatile("" ::: "memory"); }
 GNIO_HD void gnio_store_release_dev_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+GNIO_HD void gnio_store_copy_u64(uint64_t *p, uint64_t v) { *p = v; }
 GNIO_HD uint64_t gnio_fetch_add_dev_u64(uint64_t *p, uint64_t v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);

@@ -293,6 +293,16 @@ GNIO_HD void gnio_rx_hdr_keep_word(const struct gnio_gpu_eth_rxq *q, uint64_t id
 	gnio_hdr_word_get(w, (uint8_t *)&q->hdr_local[(idx & q->mask) * GNIO_RX_HDR_LOCAL_WORDS] + (size_t)7u * k);
 }
 
+/* Word j (0..5) of an entry's local header copy, its bytes 8j..8j+7: the
+ * last 7 - j bytes of header word j (cur) then the first j + 1 of word
+ * j + 1 (next, 0 past the sixth). A writer holding the header words stores
+ * the copy a whole word at a time, one writer per word (the watchers,
+ * gnio_store_copy_u64), instead of byte by byte. */
+GNIO_HD uint64_t gnio_rx_hdr_local_word(uint32_t j, uint64_t cur, uint64_t next)
+{
+	return ((cur & GNIO_RX_HDR_DATA_MASK) >> (8u * j)) | ((next & GNIO_RX_HDR_DATA_MASK) << (8u * (7u - j)));
+}
+
 /* Consumer: keep header pair k (words 2k and 2k + 1) in the local copy. */
 GNIO_HD void gnio_rx_hdr_keep_pair(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint32_t k, uint64_t a, uint64_t b)
 {
@@ -346,17 +356,24 @@ GNIO_HD uint32_t gnio_rx_ring_scan(const struct gnio_gpu_eth_rxq *q, uint64_t id
 	return ready;
 }
 
-/* Consumer: look at entry idx alone, with an acquire load: when it is ready
+/* Consumer: look at entry idx alone, with an acquire load (look_one: the
+ * meta word in *meta, ready or not): when it is ready
  * its payload is visible with no fence after. A group that polls one entry
  * per member while it waits uses this (all members load in the same round
  * trip, and the acquire costs no more than a relaxed load: bench/pcie_probe);
  * the fence that the scan needs costs about 0.5 us on the H200, which is on
  * the echo path. Stores the meta word into the local copy. */
-GNIO_HD int gnio_rx_ring_poll_one(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
+GNIO_HD int gnio_rx_ring_look_one(const struct gnio_gpu_eth_rxq *q, uint64_t idx, uint64_t *meta)
 {
 	/* ACQUIRE(rx.meta): pairs with RELEASE(rx.meta) in gnio_rx_ring_post(). */
-	const uint64_t m = gnio_load_acquire_u64(&gnio_rx_ring_cqe(q, idx)->meta);
-	if (!gnio_rx_meta_ready(m, idx, q->size_log2))
+	*meta = gnio_load_acquire_u64(&gnio_rx_ring_cqe(q, idx)->meta);
+	return gnio_rx_meta_ready(*meta, idx, q->size_log2);
+}
+
+GNIO_HD int gnio_rx_ring_poll_one(const struct gnio_gpu_eth_rxq *q, uint64_t idx)
+{
+	uint64_t m;
+	if (!gnio_rx_ring_look_one(q, idx, &m))
 		return 0;
 	q->meta[idx & q->mask] = m;
 	return 1;
