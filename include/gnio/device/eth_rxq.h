@@ -784,7 +784,9 @@ typedef struct gnio_rx_ring_local gnio_gpu_dev_eth_rxq_state;
  * on the H200. A kernel may keep the copies in shared memory instead: meta
  * holds `entries` words, hdr entries * GNIO_RX_HDR_LOCAL_WORDS (NULL when the
  * queue has no inline header). Returns 1 when they are used, 0 when the ring
- * has more entries than that (the queue's own copies stay). Nothing goes
+ * has more entries than that (the queue's own copies stay). On a watched
+ * queue the watchers write them, a whole word per lane, each a block-scope
+ * atomic that compute-sanitizer's racecheck follows. Nothing goes
  * back at the end: a kernel starts with no batch handed out. One thread, on
  * the kernel's shared copy of the handle, before a barrier. */
 /* @since 0.2 dev_rxq_local_shared: Device-side copies of handed-out completions kept in shared memory */
