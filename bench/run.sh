@@ -4,8 +4,7 @@
 #   1. bench/matrix.sh: gnio run over wires (null, sw), frame sizes, queue
 #      counts and payload placements on the best device present -> matrix.jsonl
 #   2. the echo round-trip latency (gnio_latency_bench) -> latency.json, on a
-#      GPU with warp scope, inline headers and two watcher warps too ->
-#      latency-fast.json, and
+#      GPU with warp scope and inline headers too -> latency-fast.json, and
 #      at 1000 frames/s with the proxies polling adaptively -> latency-adaptive.json,
 #      and the host's hand-off between each pair of CPUs (bench/core_handoff)
 #      -> core_handoff.txt, core_handoff.jsonl
@@ -120,11 +119,12 @@ if [ "$LATENCY" = 1 ] && [ -x "$BUILD/bench/gnio_latency_bench" ]; then
 	tail -1 "$OUT/latency.json"
 	[ $rc -ne 0 ] && [ $rc -ne 77 ] && { echo "bench: latency failed (rc $rc, see latency.err)"; FAILED=1; }
 	# On a GPU, the settings that answer fastest too: one warp receives and
-	# sends, the completions carry the header, and two watcher warps poll
-	# for it so that it never fences (docs/PERFORMANCE.md, "Inline header"
-	# and "Echo without fences").
+	# sends and the completions carry the header; a lone frame's swapped
+	# addresses then travel in its descriptor, so the send never fences
+	# (docs/PERFORMANCE.md, "Inline header" and "The echo's header in the
+	# descriptor").
 	if [ -z "${GNIO_LATENCY_ARGS:-}" ] && [ "$LAT_DEF" = "--size 64 --count 20000" ]; then
-		FAST_ARGS="$LAT_DEF --recv-scope warp --inline-header --watchers 2"
+		FAST_ARGS="$LAT_DEF --recv-scope warp --inline-header"
 		echo "bench: echo round trip, fastest settings (gnio_latency_bench $FAST_ARGS --json)"
 		# shellcheck disable=SC2086
 		"$BUILD/bench/gnio_latency_bench" $FAST_ARGS --json >"$OUT/latency-fast.json" 2>"$OUT/latency-fast.err"

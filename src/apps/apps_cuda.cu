@@ -44,6 +44,14 @@ extern "C" {
 
 #define CTL_EVERY 16u /* busy batches between control passes */
 
+/* Batches of at most this many frames send their swapped addresses in the
+ * TX descriptors (send_hdr) instead of writing them into the frames: such a
+ * send needs no system fence (0.5 us of a lone frame's round trip), and the
+ * TX proxy's write of each header, a line another host core wrote last,
+ * costs it about 20 ns a frame, which only a big batch's one fence outweighs
+ * (docs/PERFORMANCE.md, "The echo's header in the descriptor"). */
+#define HDR_SEND_MAX_BATCH 16u
+
 /* What every member of the consumer group learns after a recv. */
 struct batch {
 	uint64_t first;
@@ -226,6 +234,10 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 						       : GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_CTA;
 	constexpr enum gnio_gpu_dev_eth_exec_scope XS = exec_scope<SEND>();
 	uint32_t sent = 0, again = 0, errors = 0, last_err = 0;
+	/* Uniform over the group (b.count is): every member sends the same way.
+	 * Watched queues always do: a fence while the watchers poll host memory
+	 * costs about 4 us. */
+	const bool hdr_send = a.watchers || b.count <= HDR_SEND_MAX_BATCH;
 	/* One reservation per round: never more than the ring holds. */
 	const uint32_t ring = gnio_gpu_dev_eth_txq_get_size(tq);
 	const uint32_t per_round = SEND == SCOPE_THREAD ? nthr : (nthr < ring ? nthr : ring);
@@ -240,14 +252,13 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 			/* With an inline header the addresses are read from device
 			 * (or shared) memory: no PCIe round trip. */
 			const uint8_t *src = gnio_gpu_dev_eth_rxq_get_pkt_hdr(a.rxq, b.first + i, nullptr);
-			/* With watchers the swapped addresses travel in the
-			 * descriptor: the frame is not written and the send needs
-			 * no system fence (4 us while the watchers poll). Without,
-			 * the frame is written here, so that the TX proxy need not
-			 * write it: a cache line moved between host cores per frame
-			 * cost fwd a third of its rate (docs/PERFORMANCE.md, "Echo
-			 * without fences"). */
-			if (a.watchers)
+			/* A small batch (or a watched queue) carries the swapped
+			 * addresses in the descriptor: the frame is not written and
+			 * the send needs no system fence. A big one writes them
+			 * here, so that the TX proxy need not: a cache line moved
+			 * between host cores per frame cost fwd a third of its rate
+			 * (docs/PERFORMANCE.md, "Echo without fences"). */
+			if (hdr_send)
 				hdr_len = gnio_frame_swapped_macs(hdr, src, len);
 			else
 				gnio_frame_swap_macs_from(pkt, src, len);
@@ -256,7 +267,7 @@ __device__ __forceinline__ void send_batch_in_place(const struct gnio_app_args &
 		}
 		for (;;) {
 			gnio_error_t e;
-			if (a.watchers)
+			if (hdr_send)
 				e = gnio_gpu_dev_eth_txq_send_hdr<SHARING, GNIO_GPUNETIO_ETH_SYNC_SCOPE_SYS,
 								  GNIO_GPUNETIO_ETH_NIC_HANDLER_AUTO, XS>(
 					tq, (uint64_t)(uintptr_t)pkt, mkey, len, (const uint8_t *)hdr, hdr_len,
@@ -569,7 +580,7 @@ __device__ __forceinline__ uint32_t dynamic_shared_bytes(void)
 template <int APP, int SCOPE, int SEND>
 __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_kernel_ctl *ctl)
 {
-	extern __shared__ uint64_t s_copies[]; /* watched queues: the receive's copies, when sized */
+	extern __shared__ uint64_t s_copies[]; /* the receive's copies, when sized */
 	/* The queue handles, copied into shared memory once: every receive and
 	 * send reads a dozen of their fields one after another, and each system
 	 * fence empties L1, so from global memory each read would go to L2
@@ -614,19 +625,18 @@ __device__ __forceinline__ void app_main(struct gnio_app_args args, struct gnio_
 		 * reservation then reads no device memory before it polls. */
 		s_rxq = *args.rxq;
 		gnio_gpu_dev_eth_rxq_state_to_shared(&s_rxq, &s_rx_state);
-		/* A watched queue keeps the receive's copies of the
-		 * completions in the launch's dynamic shared memory when the
-		 * host sized it for the ring (launch_one): the consumer reads
-		 * each frame's meta and header from there, not from L2
+		/* The receive's copies of the completions (meta and inline
+		 * header) go in the launch's dynamic shared memory when the
+		 * host sized it for the ring (launch_one): each frame's meta
+		 * and header are then read from there, not from L2
 		 * (docs/PERFORMANCE.md, "Shared copies for watched queues"). */
-		if (watched) {
-			const uint32_t per_entry = 8u * (1u + (s_rxq.hdr_local ? GNIO_RX_HDR_LOCAL_WORDS : 0u));
-			const uint32_t entries = dynamic_shared_bytes() / per_entry;
-			if (entries)
-				gnio_gpu_dev_eth_rxq_local_to_shared(&s_rxq, s_copies,
-								     s_rxq.hdr_local ? s_copies + entries : nullptr, entries);
+		const uint32_t per_entry = 8u * (1u + (s_rxq.hdr_local ? GNIO_RX_HDR_LOCAL_WORDS : 0u));
+		const uint32_t entries = dynamic_shared_bytes() / per_entry;
+		if (entries)
+			gnio_gpu_dev_eth_rxq_local_to_shared(&s_rxq, s_copies, s_rxq.hdr_local ? s_copies + entries : nullptr,
+							     entries);
+		if (watched)
 			gnio_gpu_dev_eth_rxq_watch_attach(&s_rxq, &s_watch, args.watchers);
-		}
 		if (args.txq) {
 			s_txq = *args.txq;
 			gnio_gpu_dev_eth_txq_state_to_shared(&s_txq, &s_tx_state);
@@ -820,14 +830,12 @@ __global__ void __launch_bounds__(1024) app_kernel_1024(struct gnio_app_args arg
 	app_main<APP, SCOPE, SEND>(args, ctl);
 }
 
-/* Dynamic shared memory for a watched queue's copies of its completions:
- * the ring's metas (and inline headers) when they fit beside the kernel's
- * own shared memory, else 0 and they stay in device memory. */
-static size_t watched_copy_bytes(const struct gnio_app_args &a, void (*kernel)(struct gnio_app_args, struct gnio_kernel_ctl *),
-				 const struct cudaFuncAttributes &fa)
+/* Dynamic shared memory for the receive's copies of its completions: the
+ * ring's metas (and inline headers) when they fit beside the kernel's own
+ * shared memory, else 0 and they stay in device memory. */
+static size_t shared_copy_bytes(const struct gnio_app_args &a, void (*kernel)(struct gnio_app_args, struct gnio_kernel_ctl *),
+				const struct cudaFuncAttributes &fa)
 {
-	if (!a.watchers)
-		return 0;
 	struct gnio_gpu_eth_rxq h;
 	int dev, optin;
 	if (cudaMemcpy(&h, a.rxq, sizeof(h), cudaMemcpyDefault) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
@@ -839,7 +847,7 @@ static size_t watched_copy_bytes(const struct gnio_app_args &a, void (*kernel)(s
 	if (fa.sharedSizeBytes + bytes > (size_t)optin ||
 	    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes) != cudaSuccess) {
 		(void)cudaGetLastError();
-		GNIO_LOG_DBG("apps", "watched queue of %u entries: its copies stay in device memory", h.size);
+		GNIO_LOG_DBG("apps", "RX queue of %u entries: its copies stay in device memory", h.size);
 		return 0;
 	}
 	return bytes;
@@ -863,7 +871,7 @@ static void launch_one(const struct gnio_app_args &a, uint32_t threads, cudaStre
 			      threads, fit, fa.numRegs, fit);
 		threads = fit;
 	}
-	kernel<<<1, threads, watched_copy_bytes(a, kernel, fa), s>>>(a, ctl);
+	kernel<<<1, threads, shared_copy_bytes(a, kernel, fa), s>>>(a, ctl);
 }
 
 /* The send scope cannot be wider than the receiving group. */

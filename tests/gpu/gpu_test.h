@@ -465,6 +465,19 @@ template <int SCOPE> __device__ void gt_group_sync(void)
 		__syncwarp();
 }
 
+/* Wait (up to 2 s, napping) until the TX proxy has completed every ticket
+ * below want. 1 when it has, 0 on the timeout. */
+__device__ static inline int gt_wait_completed(const struct gnio_gpu_eth_txq *q, uint64_t want)
+{
+	const uint64_t t0 = gnio_gpu_dev_time_ns();
+	while (gnio_gpu_dev_eth_txq_completed(q) < want) {
+		if (gnio_gpu_dev_time_ns() - t0 > 2000000000ull)
+			return 0;
+		__nanosleep(1000);
+	}
+	return 1;
+}
+
 #define GT_LAUNCH_CHECK()                                                                          \
 	do {                                                                                       \
 		cudaError_t gt_l_ = cudaGetLastError();                                            \

@@ -4,8 +4,10 @@
  * through the TX ring (slot style). A TX ring smaller than the traffic makes
  * the kernel wait out AGAIN by draining completions. Run at block, warp and
  * thread scope in turn on the same queues, then at warp and thread scope
- * with watcher warps polling for the consumer; every frame comes back once,
- * in order, byte for byte apart from the swapped addresses.
+ * with watcher warps polling for the consumer, then at each scope with one
+ * frame at a time (small batches carry their addresses in the descriptor);
+ * every frame comes back once, in order, byte for byte apart from the
+ * swapped addresses.
  */
 #include "gpu_test.h"
 
@@ -50,30 +52,44 @@ int main(void)
 
 	struct gnio_runner *r;
 	GT_OK(gnio_runner_create(g, &r));
-	/* The last two rounds have watcher warps poll for a warp and a thread
-	 * consumer (and make its releases): the same frames must come back. */
-	const int scopes[5] = {2, 1, 0, 1, 0};
-	const uint32_t watchers[5] = {0, 0, 0, 3, 2};
-	const uint32_t sizes[5] = {128, 1500, 64, 64, 1500};
-	const uint64_t counts[5] = {1000, 500, 200, 1000, 300};
+	/* Rounds 3 and 4 have watcher warps poll for a warp and a thread
+	 * consumer (and make its releases): the same frames must come back.
+	 * The last three send one frame at a time, so every batch is small and
+	 * its addresses travel in the descriptor (send_hdr) without watchers
+	 * too; the first three send all at once, so most batches write them
+	 * into the frame. */
+	enum { ROUNDS = 8 };
+	const int scopes[ROUNDS] = {2, 1, 0, 1, 0, 2, 1, 0};
+	const uint32_t watchers[ROUNDS] = {0, 0, 0, 3, 2, 0, 0, 0};
+	const uint32_t sizes[ROUNDS] = {128, 1500, 64, 64, 1500, 64, 1500, 128};
+	const uint64_t counts[ROUNDS] = {1000, 500, 200, 1000, 300, 100, 100, 100};
+	const int one_by_one[ROUNDS] = {0, 0, 0, 0, 0, 1, 1, 1};
 	uint64_t seq = 0, total = 0;
-	for (int s = 0; s < 5; s++) {
+	for (int s = 0; s < ROUNDS; s++) {
 		struct gnio_gen_cfg cfg = gt_gen_cfg(GNIO_GEN_UDP, sizes[s]);
 		a.watchers = watchers[s];
 		gt_app_start(r, echo, &a, st, scopes[s]);
-		/* Send and take the echoes back concurrently would be nicer; the
-		 * peer FIFO (4096) holds them all, so send first. */
-		gt_send_gen(&rig, &cfg, seq, counts[s]);
-		check_back(&rig, &cfg, seq, counts[s]);
+		if (one_by_one[s]) {
+			for (uint64_t i = 0; i < counts[s]; i++) {
+				gt_send_gen(&rig, &cfg, seq + i, 1);
+				check_back(&rig, &cfg, seq + i, 1);
+			}
+		} else {
+			/* Send and take the echoes back concurrently would be
+			 * nicer; the peer FIFO (4096) holds them all, so send
+			 * first. */
+			gt_send_gen(&rig, &cfg, seq, counts[s]);
+			check_back(&rig, &cfg, seq, counts[s]);
+		}
 		GT_CHECK(gt_wait_u64(&st->tx_packets, counts[s], 2000), "tx_packets %llu",
 			 (unsigned long long)st->tx_packets);
 		GT_OK(gnio_runner_stop(r, 2000));
 		GT_CHECK(st->packets == counts[s] && st->tx_packets == counts[s] && st->errors == 0,
 			 "scope %d: rx %llu tx %llu errors %llu", scopes[s], (unsigned long long)st->packets,
 			 (unsigned long long)st->tx_packets, (unsigned long long)st->errors);
-		printf("echo scope %d, %u watchers: %llu frames of %u bytes back byte for byte, %llu AGAINs drained\n",
+		printf("echo scope %d, %u watchers: %llu frames of %u bytes%s back byte for byte, %llu AGAINs drained\n",
 		       scopes[s], watchers[s], (unsigned long long)counts[s], sizes[s],
-		       (unsigned long long)st->tx_again);
+		       one_by_one[s] ? " one at a time" : "", (unsigned long long)st->tx_again);
 		seq += counts[s];
 		total += counts[s];
 	}

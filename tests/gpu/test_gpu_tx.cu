@@ -20,17 +20,6 @@ struct txres {
 	uint32_t done;
 };
 
-__device__ static int wait_completed(const struct gnio_gpu_eth_txq *q, uint64_t want)
-{
-	uint64_t t0 = gnio_gpu_dev_time_ns();
-	while (gnio_gpu_dev_eth_txq_completed(q) < want) {
-		if (gnio_gpu_dev_time_ns() - t0 > 2000000000ull)
-			return 0;
-		__nanosleep(1000);
-	}
-	return 1;
-}
-
 __device__ static void put_frame(const struct gnio_gpu_eth_txq *q, uint64_t t, const uint8_t *src, uint32_t len)
 {
 	uint8_t *dst = gnio_gpu_dev_eth_txq_slot_addr(q, t);
@@ -50,7 +39,7 @@ __global__ void tx_kernel(struct gnio_gpu_eth_txq *q, const uint8_t *frames, con
 		/* A: one frame. */
 		if (gnio_gpu_dev_eth_txq_reserve(q, 1, &t) == GNIO_SUCCESS) {
 			put_frame(q, t, frames, lens[0]);
-			res->a_ok = wait_completed(q, t + 1);
+			res->a_ok = gt_wait_completed(q, t + 1);
 		}
 		/* B: fill the ring with reservations, then one more. */
 		uint64_t t0;
@@ -59,10 +48,10 @@ __global__ void tx_kernel(struct gnio_gpu_eth_txq *q, const uint8_t *frames, con
 			res->b_again = gnio_gpu_dev_eth_txq_reserve(q, 1, &t) == GNIO_ERROR_AGAIN;
 			for (uint32_t i = 0; i < RING; i++)
 				put_frame(q, t0 + i, frames + (1 + i) * SLOT, lens[1 + i]);
-			res->b_drained = wait_completed(q, t0 + RING);
+			res->b_drained = gt_wait_completed(q, t0 + RING);
 			if (gnio_gpu_dev_eth_txq_reserve(q, 1, &t) == GNIO_SUCCESS) {
 				put_frame(q, t, frames + (1 + RING) * SLOT, lens[1 + RING]);
-				res->b_recovered = wait_completed(q, t + 1);
+				res->b_recovered = gt_wait_completed(q, t + 1);
 			}
 		}
 	}

@@ -172,11 +172,72 @@ alone:
 }
 
 #if GNIO_ON_GPU
+/* A group member once the group has reserved (or not): the group's AGAIN
+ * first (every member gets it, nothing was queued, so a retry loop stays
+ * uniform), then the member's own error, then its frame at ticket t. */
+GNIO_DEV gnio_error_t gnio_txq_member_post(const struct gnio_gpu_eth_txq *q, gnio_error_t group_err, gnio_error_t mine,
+					   uint64_t size, uint64_t t, uint32_t buf, uint64_t off, uint32_t flags,
+					   uint64_t send_at_ns, struct gnio_txq_extra x,
+					   gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	if (group_err == GNIO_ERROR_AGAIN)
+		return GNIO_ERROR_AGAIN;
+	if (mine != GNIO_SUCCESS)
+		return mine;
+	if (!size)
+		return GNIO_SUCCESS;
+	if (group_err != GNIO_SUCCESS)
+		return group_err;
+	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
+	if (out_ticket)
+		*out_ticket = t;
+	return GNIO_SUCCESS;
+}
+
+/* WARP scope on a queue the warp owns (EXCLUSIVE): the ticket counter is
+ * the warp's, so every lane reads it and the cached completion count itself
+ * (one broadcast load each, issued before the locate so the two overlap)
+ * instead of waiting for lane 0's reservation and two shuffles. */
+GNIO_DEV gnio_error_t gnio_txq_send_warp_owned(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey,
+					       uint64_t size, uint32_t flags, uint64_t send_at_ns,
+					       struct gnio_txq_extra x, gnio_gpu_dev_eth_ticket_t *out_ticket)
+{
+	const uint32_t lane = threadIdx.x & 31u;
+	const uint64_t t0 = q->lc->tail;
+	uint64_t done = q->lc->cached_done;
+	uint32_t buf = 0;
+	uint64_t off = 0;
+	const gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off) : GNIO_SUCCESS;
+	const uint32_t senders = __ballot_sync(0xffffffffu, size && mine == GNIO_SUCCESS);
+	const uint32_t n = __popc(senders);
+	gnio_error_t err = GNIO_SUCCESS;
+	if (n > q->size) {
+		err = GNIO_ERROR_INVALID_VALUE;
+	} else if (n && (int64_t)(t0 + n - done) > (int64_t)q->size) {
+		/* ACQUIRE(tx.done): as in gnio_tx_ring_room(), every lane. */
+		done = gnio_load_acquire_u64(&q->sh->done);
+		if ((int64_t)(t0 + n - done) > (int64_t)q->size)
+			err = GNIO_ERROR_AGAIN;
+		else if (lane == 0)
+			gnio_store_release_dev_u64(&q->lc->cached_done, done); /* as gnio_tx_ring_room() */
+	}
+	/* Every lane has read the counter before lane 0 moves it, and sees
+	 * the move at its next send. */
+	__syncwarp();
+	if (lane == 0 && n && err == GNIO_SUCCESS)
+		q->lc->tail = t0 + n;
+	__syncwarp();
+	return gnio_txq_member_post(q, err, mine, size, t0 + __popc(senders & ((1u << lane) - 1u)), buf, off, flags,
+				    send_at_ns, x, out_ticket);
+}
+
 /* All 32 lanes call; lane 0 reserves for the lanes that send. */
 GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, int sharing, uint64_t addr,
 					      uint32_t mkey, uint64_t size, uint32_t flags, uint64_t send_at_ns,
 					      struct gnio_txq_extra x, gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
+	if (sharing == GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE)
+		return gnio_txq_send_warp_owned(q, addr, mkey, size, flags, send_at_ns, x, out_ticket);
 	const uint32_t lane = threadIdx.x & 31u;
 	uint32_t buf = 0;
 	uint64_t off = 0;
@@ -192,21 +253,8 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, 
 	}
 	err = __shfl_sync(0xffffffffu, err, 0);
 	base = __shfl_sync(0xffffffffu, base, 0);
-	/* AGAIN is the group's: every lane gets it (nothing was queued), so a
-	 * retry loop stays uniform across the warp. */
-	if (err == GNIO_ERROR_AGAIN)
-		return GNIO_ERROR_AGAIN;
-	if (mine != GNIO_SUCCESS)
-		return mine;
-	if (!size)
-		return GNIO_SUCCESS;
-	if (err != GNIO_SUCCESS)
-		return (gnio_error_t)err;
-	const uint64_t t = base + __popc(senders & ((1u << lane) - 1u));
-	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
-	if (out_ticket)
-		*out_ticket = t;
-	return GNIO_SUCCESS;
+	return gnio_txq_member_post(q, (gnio_error_t)err, mine, size, base + __popc(senders & ((1u << lane) - 1u)), buf,
+				    off, flags, send_at_ns, x, out_ticket);
 }
 
 /* Every thread of a 1-D block calls; thread 0 reserves for the block's
@@ -244,22 +292,9 @@ GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q,
 		s_base = t;
 	}
 	__syncthreads();
-	const gnio_error_t err = (gnio_error_t)s_err;
-	const uint64_t t = s_base + s_warp_start[warp] + __popc(senders & ((1u << lane) - 1u));
-	/* AGAIN is the block's: every thread gets it (nothing was queued), so
-	 * a retry loop stays uniform across the block. */
-	if (err == GNIO_ERROR_AGAIN)
-		return GNIO_ERROR_AGAIN;
-	if (mine != GNIO_SUCCESS)
-		return mine;
-	if (!size)
-		return GNIO_SUCCESS;
-	if (err != GNIO_SUCCESS)
-		return err;
-	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
-	if (out_ticket)
-		*out_ticket = t;
-	return GNIO_SUCCESS;
+	return gnio_txq_member_post(q, (gnio_error_t)s_err, mine, size,
+				    s_base + s_warp_start[warp] + __popc(senders & ((1u << lane) - 1u)), buf, off, flags,
+				    send_at_ns, x, out_ticket);
 }
 #else
 #define gnio_txq_send_warp_impl gnio_txq_send_thread_impl
