@@ -211,21 +211,25 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_owned(const struct gnio_gpu_eth_txq *q,
 	const uint32_t senders = __ballot_sync(0xffffffffu, size && mine == GNIO_SUCCESS);
 	const uint32_t n = __popc(senders);
 	gnio_error_t err = GNIO_SUCCESS;
+	int refreshed = 0;
 	if (n > q->size) {
 		err = GNIO_ERROR_INVALID_VALUE;
 	} else if (n && (int64_t)(t0 + n - done) > (int64_t)q->size) {
 		/* ACQUIRE(tx.done): as in gnio_tx_ring_room(), every lane. */
 		done = gnio_load_acquire_u64(&q->sh->done);
+		refreshed = 1;
 		if ((int64_t)(t0 + n - done) > (int64_t)q->size)
 			err = GNIO_ERROR_AGAIN;
-		else if (lane == 0)
-			gnio_store_release_dev_u64(&q->lc->cached_done, done); /* as gnio_tx_ring_room() */
 	}
-	/* Every lane has read the counter before lane 0 moves it, and sees
-	 * the move at its next send. */
+	/* Every lane has read both counters before lane 0 moves them, and
+	 * sees the moves at its next send. */
 	__syncwarp();
-	if (lane == 0 && n && err == GNIO_SUCCESS)
-		q->lc->tail = t0 + n;
+	if (lane == 0) {
+		if (refreshed) /* RELEASE(tx.cached_done), as gnio_tx_ring_room() */
+			gnio_store_release_dev_u64(&q->lc->cached_done, done);
+		if (n && err == GNIO_SUCCESS)
+			q->lc->tail = t0 + n;
+	}
 	__syncwarp();
 	return gnio_txq_member_post(q, err, mine, size, t0 + __popc(senders & ((1u << lane) - 1u)), buf, off, flags,
 				    send_at_ns, x, out_ticket);
