@@ -214,11 +214,11 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_owned(const struct gnio_gpu_eth_txq *q,
 	int refreshed = 0;
 	if (n > q->size) {
 		err = GNIO_ERROR_INVALID_VALUE;
-	} else if (n && (int64_t)(t0 + n - done) > (int64_t)q->size) {
-		/* ACQUIRE(tx.done): as in gnio_tx_ring_room(), every lane. */
-		done = gnio_load_acquire_u64(&q->sh->done);
+	} else if (n && !gnio_tx_ring_fits(q, t0, n, done)) {
+		/* As gnio_tx_ring_room(), but every lane loads; lane 0 stores. */
+		done = gnio_tx_ring_done(q);
 		refreshed = 1;
-		if ((int64_t)(t0 + n - done) > (int64_t)q->size)
+		if (!gnio_tx_ring_fits(q, t0, n, done))
 			err = GNIO_ERROR_AGAIN;
 	}
 	/* Every lane has read both counters before lane 0 moves them, and

@@ -578,12 +578,18 @@ struct gnio_gpu_eth_txq {
 	struct gnio_tx_buf bufs[GNIO_TXQ_MAX_BUFS];
 };
 
+/* Do n more descriptors after ticket t fit, with every ticket below done
+ * completed? Signed: a stale t (below done) must not look like a full ring. */
+GNIO_HD int gnio_tx_ring_fits(const struct gnio_gpu_eth_txq *q, uint64_t t, uint32_t n, uint64_t done)
+{
+	return (int64_t)(t + n - done) <= (int64_t)q->size;
+}
+
 /* Is there room for n more descriptors after ticket t? Refreshes the cached
  * completion index once before saying no. */
 GNIO_HD int gnio_tx_ring_room(const struct gnio_gpu_eth_txq *q, uint64_t t, uint32_t n, uint64_t *done)
 {
-	/* Signed: a stale t (below done) must not look like a full ring. */
-	if ((int64_t)(t + n - *done) <= (int64_t)q->size)
+	if (gnio_tx_ring_fits(q, t, n, *done))
 		return 1;
 	/* ACQUIRE(tx.done) pairs with the proxy's RELEASE(tx.done) in
 	 * gnio_tx_ring_complete(): the proxy has finished reading the entries
@@ -593,7 +599,7 @@ GNIO_HD int gnio_tx_ring_room(const struct gnio_gpu_eth_txq *q, uint64_t t, uint
 	 * reserve functions; the chain carries the proxy's "done reading" on to
 	 * the other senders. */
 	gnio_store_release_dev_u64(&q->lc->cached_done, *done);
-	return (int64_t)(t + n - *done) <= (int64_t)q->size;
+	return gnio_tx_ring_fits(q, t, n, *done);
 }
 
 /* Sender, shared queue: reserve n consecutive tickets with a CAS on the
@@ -614,7 +620,7 @@ GNIO_HD gnio_error_t gnio_tx_ring_reserve_shared(const struct gnio_gpu_eth_txq *
 	uint64_t done = gnio_load_acquire_dev_u64(&q->lc->cached_done);
 	int fresh = 0;
 	for (;;) {
-		if ((int64_t)(t + n - done) > (int64_t)q->size) {
+		if (!gnio_tx_ring_fits(q, t, n, done)) {
 			if (fresh || !gnio_tx_ring_room(q, t, n, &done))
 				return GNIO_ERROR_AGAIN;
 			fresh = 1;
