@@ -22,11 +22,24 @@
 # Rows run in turn, GNIO_PEERS_REPS times over; the median is reported, with
 # gnio / testpmd ratios for the same mode and socket.
 #
-# Output: a table on stdout; peers.json (bench/plot.py draws it), peers.md
-# and peers.jsonl (every run) in $GNIO_BENCH_OUT (default
-# bench/results/<date>-<host>). Exit: 0 done; 1 a contestant failed to
-# start or report; 77 skipped (not root, no ip, no dpdk-testpmd, no gnio):
-# the reason is printed and written to peers.json.
+# GNIO_PEERS_SEARCH=1 adds an RFC 2544-style throughput search per row: the
+# highest constant rate the generator offers (its --rate) at which the row
+# loses no frame. One unpaced trial of GNIO_PEERS_FRAMES gives the ceiling
+# (if it lost nothing, the row is sender-bound and the search stops there);
+# then a binary search over [0, ceiling], each trial GNIO_PEERS_TRIAL_S
+# seconds of frames to a freshly started contestant, until the interval is
+# GNIO_PEERS_RES_PCT % of the ceiling. A trial passes when every frame sent
+# was delivered (rx: the contestant's count; fwd: frames back at veth B) and
+# the generator held the rate (>= 97 % of it; a shortfall caps the search).
+# RFC 2544 asks for 60 s trials; these are shorter so the whole matrix fits
+# in minutes, which the tables say. GNIO_PEERS_SEARCH_REPS searches each row
+# that many times, in turn; the row reports the median.
+#
+# Output: a table on stdout; peers.json (bench/plot.py draws it), peers.md,
+# peers.jsonl (every run) and peers-search.jsonl (every search trial) in
+# $GNIO_BENCH_OUT (default bench/results/<date>-<host>). Exit: 0 done; 1 a
+# contestant failed to start or report; 77 skipped (not root, no ip, no
+# dpdk-testpmd, no gnio): the reason is printed and written to peers.json.
 #
 # Env: GNIO (the gnio binary, default BUILD_DIR/gnio), GNIO_PEERS_FRAMES
 # (1000000), GNIO_PEERS_SIZE (64), GNIO_PEERS_REPS (3), GNIO_PEERS_SOCKETS
@@ -36,7 +49,10 @@
 # dpdk-testpmd), GNIO_PEERS_TESTPMD_MEM (MB for --no-huge, default 1024),
 # GNIO_PEERS_TESTPMD_DESC (testpmd --rxd/--txd, default 4096), GNIO_PEERS_PIN
 # (1: the generator on CPU 0 and the contestant on CPU 1, one core each;
-# default 0: the scheduler places every thread).
+# default 0: the scheduler places every thread), GNIO_PEERS_SEARCH (1: the
+# zero-loss search above; default 0), GNIO_PEERS_TRIAL_S (2),
+# GNIO_PEERS_RES_PCT (5), GNIO_PEERS_SEARCH_REPS (1), GNIO_PEERS_ROUNDS (1: 0 skips the fixed-count
+# rounds, for a search alone).
 set -u -o pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +69,11 @@ TESTPMD=${TESTPMD:-dpdk-testpmd}
 TP_MEM=${GNIO_PEERS_TESTPMD_MEM:-1024}
 TP_DESC=${GNIO_PEERS_TESTPMD_DESC:-4096} # RX/TX descriptors: gnio's default ring is 4096
 PIN=${GNIO_PEERS_PIN:-0}
+SEARCH=${GNIO_PEERS_SEARCH:-0}
+TRIAL_S=${GNIO_PEERS_TRIAL_S:-2}
+RES_PCT=${GNIO_PEERS_RES_PCT:-5}
+SEARCH_REPS=${GNIO_PEERS_SEARCH_REPS:-1}
+ROUNDS=${GNIO_PEERS_ROUNDS:-1}
 GEN_PIN="" DUT_PIN="" TP_CORES="-l 0-1"
 if [ "$PIN" = 1 ]; then
 	# One core each: the generator on CPU 0, the contestant (all its
@@ -96,11 +117,12 @@ done
 
 vb_rx() { ip netns exec $NSB cat /sys/class/net/$VB/statistics/rx_packets; }
 
-# wait_for FILE PATTERN SECONDS: 0 once PATTERN appears in FILE.
+# wait_for PATTERN SECONDS: 0 once PATTERN appears in the contestant's
+# stdout or stderr (gnio run says it is running on stderr, testpmd on stdout).
 wait_for() {
 	local i
-	for i in $(seq $(($3 * 20))); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
+	for i in $(seq $(($2 * 20))); do
+		grep -q "$1" "$T/dut.out" "$T/dut.err" 2>/dev/null && return 0
 		kill -0 "$DUT_PID" 2>/dev/null || return 1
 		sleep 0.05
 	done
@@ -140,29 +162,31 @@ ready_mark() {
 	esac
 }
 
-# run_one WHO MODE SOCK REP: start the contestant, feed it, stop it, and
-# append one JSON line to $T/runs.jsonl.
+# run_one WHO MODE SOCK REP [RATE COUNT JSONL]: start the contestant, feed
+# it COUNT frames (default N) at RATE frames/s (default 0: as fast as the
+# generator goes), stop it, and append one JSON line to JSONL (default
+# $T/runs.jsonl).
 run_one() {
-	local who=$1 mode=$2 sock=$3 rep=$4 cmd b0 b1 rx tx
+	local who=$1 mode=$2 sock=$3 rep=$4 rate=${5:-0} count=${6:-$N} jsonl=${7:-$T/runs.jsonl} cmd b0 b1 rx tx
 	cmd=$(dut_cmd "$who" "$mode" "$sock")
 	: >"$T/dut.out"
 	: >"$T/dut.err"
 	# shellcheck disable=SC2086
 	ip netns exec $NSA timeout -s INT 600 $cmd >"$T/dut.out" 2>"$T/dut.err" &
 	DUT_PID=$!
-	if ! wait_for "$T/dut.out" "$(ready_mark "$who")" 30 && ! wait_for "$T/dut.err" "$(ready_mark "$who")" 1; then
+	if ! wait_for "$(ready_mark "$who")" 30; then
 		echo "peers: $who ($mode, $sock) did not start; its output:" >&2
 		tail -n 5 "$T/dut.out" "$T/dut.err" >&2
 		kill -INT $DUT_PID 2>/dev/null
 		wait $DUT_PID 2>/dev/null
 		DUT_PID=
-		echo "{\"who\":\"$who\",\"mode\":\"$mode\",\"socket\":\"$sock\",\"rep\":$rep,\"failed\":\"did not start\"}" >>"$T/runs.jsonl"
+		echo "{\"who\":\"$who\",\"mode\":\"$mode\",\"socket\":\"$sock\",\"rep\":$rep,\"rate_pps\":$rate,\"failed\":\"did not start\"}" >>"$jsonl"
 		return 1
 	fi
 	sleep 0.5
 	b0=$(vb_rx)
 	# shellcheck disable=SC2086
-	ip netns exec $NSB $GEN_PIN "$GNIO" gen --wire "$GEN_KIND:$VB" --count "$N" --size "$SIZE" --json \
+	ip netns exec $NSB $GEN_PIN "$GNIO" gen --wire "$GEN_KIND:$VB" --count "$count" --rate "$rate" --size "$SIZE" --json \
 		>"$T/gen.out" 2>"$T/gen.err"
 	sleep 1 # frames still in flight
 	kill -INT $DUT_PID 2>/dev/null
@@ -179,10 +203,10 @@ run_one() {
 		tx=$("$PY" -c 'import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1]).get("tx_packets", 0))' <"$T/dut.out" 2>/dev/null)
 		;;
 	esac
-	"$PY" - "$who" "$mode" "$sock" "$rep" "${rx:-}" "${tx:-}" "$((b1 - b0))" "$T/gen.out" "$cmd" >>"$T/runs.jsonl" <<'PY'
+	"$PY" - "$who" "$mode" "$sock" "$rep" "${rx:-}" "${tx:-}" "$((b1 - b0))" "$T/gen.out" "$cmd" "$rate" >>"$jsonl" <<'PY'
 import json, sys
-who, mode, sock, rep, rx, tx, back, gen_path, cmd = sys.argv[1:10]
-row = {"who": who, "mode": mode, "socket": sock, "rep": int(rep), "cmd": cmd}
+who, mode, sock, rep, rx, tx, back, gen_path, cmd, rate = sys.argv[1:11]
+row = {"who": who, "mode": mode, "socket": sock, "rep": int(rep), "cmd": cmd, "rate_pps": int(rate)}
 try:
     gen = json.loads([l for l in open(gen_path) if l.startswith("{")][-1])
 except Exception as e:
@@ -194,20 +218,69 @@ if rx == "":
 delivered = int(rx) if mode == "rx" else int(back)
 row.update(offered=gen["sent"], gen_elapsed_s=gen["elapsed_s"], gen_mpps=gen["mpps"], rx_packets=int(rx),
            tx_packets=int(tx or 0), back_at_generator=int(back), delivered=delivered,
-           mpps=delivered / gen["elapsed_s"] / 1e6 if gen["elapsed_s"] > 0 else 0.0)
+           mpps=delivered / gen["elapsed_s"] / 1e6 if gen["elapsed_s"] > 0 else 0.0,
+           lost=gen["sent"] - delivered)
 print(json.dumps(row))
 PY
-	tail -1 "$T/runs.jsonl" | grep -q '"failed"' && return 1
+	tail -1 "$jsonl" | grep -q '"failed"' && return 1
 	return 0
+}
+
+# trial_verdict JSONL: the last trial's outcome and the generator's achieved
+# rate: "pass PPS" (nothing lost, the rate held), "loss PPS", "short PPS"
+# (the generator fell below 97 % of the rate asked) or "failed 0".
+trial_verdict() {
+	"$PY" -c '
+import json, sys
+r = json.loads(sys.argv[1])
+if "failed" in r:
+    print("failed 0"); sys.exit()
+pps = int(r["offered"] / r["gen_elapsed_s"]) if r["gen_elapsed_s"] > 0 else 0
+if r["rate_pps"] and pps < 0.97 * r["rate_pps"]:
+    print("short", pps)
+else:
+    print("pass" if r["lost"] == 0 else "loss", pps)' "$(tail -1 "$1")"
+}
+
+# search_row WHO MODE SOCK REP: the RFC 2544-style search of the header;
+# every trial goes to $T/search.jsonl, the summary below reads them.
+search_row() {
+	local who=$1 mode=$2 sock=$3 rep=$4 j=$T/search.jsonl verdict pps ceil lo=0 hi mid step
+	printf 'peers: search %s: %-15s %-3s %-8s unpaced %d frames: ' "$rep" "$who" "$mode" "$sock" "$N"
+	run_one "$who" "$mode" "$sock" "$rep" 0 "$N" "$j"
+	read -r verdict pps <<<"$(trial_verdict "$j")"
+	echo "$verdict at $pps fps"
+	case $verdict in
+	failed) return 1 ;;
+	pass) return 0 ;; # no loss at the generator's ceiling: sender-bound
+	esac
+	ceil=$pps hi=$pps step=$((pps * RES_PCT / 100))
+	while [ $((hi - lo)) -gt "$step" ]; do
+		mid=$(((lo + hi) / 2))
+		count=$((mid * TRIAL_S))
+		[ "$count" -lt 1000 ] && count=1000
+		printf 'peers: search %s: %-15s %-3s %-8s %10d fps, %d frames: ' "$rep" "$who" "$mode" "$sock" "$mid" "$count"
+		run_one "$who" "$mode" "$sock" "$rep" "$mid" "$count" "$j"
+		read -r verdict pps <<<"$(trial_verdict "$j")"
+		echo "$verdict ($pps fps sent)"
+		case $verdict in
+		pass) lo=$mid ;;
+		loss | short) hi=$mid ;; # short: no higher rate can be offered
+		failed) return 1 ;;
+		esac
+	done
+	echo "peers: search $rep: $who $mode $sock: zero loss up to $lo fps (ceiling $ceil, resolution $step)"
 }
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg) # other work on the machine, for the record
 WHO_rx="testpmd-rxonly gnio-sink gnio-run"
 WHO_fwd="testpmd-io testpmd-macswap gnio-run"
 : >"$T/runs.jsonl"
+: >"$T/search.jsonl"
 FAILED=0
+[ "$ROUNDS" = 0 ] && REPS=0
 echo "peers: $N frames of $SIZE B per run from gnio gen ($GEN_KIND) on a veth pair; modes: $MODES;" \
-	"sockets: $SOCKETS; $REPS rounds; gnio run on --gpu $DUT_GPU; pinned: $PIN"
+	"sockets: $SOCKETS; $REPS rounds; zero-loss searches: $([ "$SEARCH" = 1 ] && echo "$SEARCH_REPS" || echo 0); gnio run on --gpu $DUT_GPU; pinned: $PIN"
 for rep in $(seq "$REPS"); do
 	for mode in $MODES; do
 		eval "whos=\$WHO_$mode"
@@ -224,20 +297,37 @@ for rep in $(seq "$REPS"); do
 		done
 	done
 done
+[ "$SEARCH" = 1 ] || SEARCH_REPS=0
+for rep in $(seq "$SEARCH_REPS"); do
+	for mode in $MODES; do
+		eval "whos=\$WHO_$mode"
+		for sock in $SOCKETS; do
+			for who in $whos; do
+				search_row "$who" "$mode" "$sock" "$rep" || FAILED=1
+			done
+		done
+	done
+done
 cp "$T/runs.jsonl" "$OUT/peers.jsonl"
+cp "$T/search.jsonl" "$OUT/peers-search.jsonl"
 
 "$PY" - "$OUT" "$N" "$SIZE" "$REPS" "$GEN_KIND" "$DUT_GPU" "$("$TESTPMD" -v 2>&1 | grep -o 'DPDK [0-9.]*' | head -1)" \
-	"$PIN" "$LOAD0" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+	"$PIN" "$LOAD0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$TRIAL_S" "$RES_PCT" <<'PY'
 import json, os, platform, statistics, sys, time
-out, n, size, reps, gen_kind, dut_gpu, dpdk, pin, load0, load1 = sys.argv[1:11]
-runs = [json.loads(l) for l in open(os.path.join(out, "peers.jsonl")) if l.strip()]
+out, n, size, reps, gen_kind, dut_gpu, dpdk, pin, load0, load1, trial_s, res_pct = sys.argv[1:13]
+def jsonl(name):
+    return [json.loads(l) for l in open(os.path.join(out, name)) if l.strip()]
+runs, trials = jsonl("peers.jsonl"), jsonl("peers-search.jsonl")
 names = {"testpmd-rxonly": "testpmd rxonly", "testpmd-io": "testpmd io", "testpmd-macswap": "testpmd macswap",
          "gnio-sink": "gnio sink", "gnio-run": "gnio run (%s)" % dut_gpu}
-rows = []
-for key in dict.fromkeys((r["who"], r["mode"], r["socket"]) for r in runs):
-    ok = [r for r in runs if (r["who"], r["mode"], r["socket"]) == key and "failed" not in r]
+key_of = lambda r: (r["who"], r["mode"], r["socket"])
+def head(key):
     who, mode, sock = key
-    row = {"contestant": names.get(who, who), "who": who, "mode": mode, "socket": sock, "runs": len(ok)}
+    return {"contestant": names.get(who, who), "who": who, "mode": mode, "socket": sock}
+rows = []
+for key in dict.fromkeys(map(key_of, runs)):
+    ok = [r for r in runs if key_of(r) == key and "failed" not in r]
+    row = dict(head(key), runs=len(ok))
     if ok:
         row["mpps"] = statistics.median(r["mpps"] for r in ok)
         row["mpps_runs"] = [round(r["mpps"], 4) for r in ok]
@@ -247,38 +337,101 @@ for key in dict.fromkeys((r["who"], r["mode"], r["socket"]) for r in runs):
         row["cmd"] = ok[0]["cmd"]
     else:
         row["mpps"] = None
-        row["failed"] = sorted({r.get("failed", "?") for r in runs if (r["who"], r["mode"], r["socket"]) == key})
+        row["failed"] = sorted({r.get("failed", "?") for r in runs if key_of(r) == key})
     rows.append(row)
-ratios = []
+# The zero-loss search: a trial passed when nothing was lost and the
+# generator held the rate asked (the search script's own rule).
+def passed(t):
+    held = not t["rate_pps"] or t["offered"] / t["gen_elapsed_s"] >= 0.97 * t["rate_pps"]
+    return "failed" not in t and t["lost"] == 0 and held
+def search_once(ts):
+    """One search's trials -> (zero-loss pps, ceiling pps, lost % there, sender-bound), or a failure."""
+    unpaced = [t for t in ts if t["rate_pps"] == 0 and "failed" not in t]
+    if not unpaced or any("failed" in t for t in ts):
+        return {"failed": sorted({t.get("failed", "?") for t in ts if "failed" in t}) or ["no unpaced trial"]}
+    u = unpaced[0]
+    ceiling = u["offered"] / u["gen_elapsed_s"]
+    bound = passed(u)
+    best = ceiling if bound else max((t["rate_pps"] for t in ts if t["rate_pps"] and passed(t)), default=0)
+    return {"pps": best, "ceiling": ceiling, "ceiling_lost_pct": 100.0 * u["lost"] / u["offered"],
+            "sender_bound": bound, "cmd": u["cmd"],
+            "failed_rates": sorted(t["rate_pps"] for t in ts if t["rate_pps"] and not passed(t))}
+search = []
+for key in dict.fromkeys(map(key_of, trials)):
+    ts = [t for t in trials if key_of(t) == key]
+    row = dict(head(key), trials=len(ts), trial_s=float(trial_s), resolution_pct=float(res_pct))
+    reps_done = [search_once([t for t in ts if t["rep"] == r]) for r in dict.fromkeys(t["rep"] for t in ts)]
+    bad = [x for x in reps_done if "failed" in x]
+    if bad:
+        row["mpps"] = None
+        row["failed"] = sorted({f for x in bad for f in x["failed"]})
+    else:
+        row["mpps"] = statistics.median(x["pps"] for x in reps_done) / 1e6
+        row["mpps_reps"] = [round(x["pps"] / 1e6, 4) for x in reps_done]
+        row["ceiling_mpps"] = statistics.median(x["ceiling"] for x in reps_done) / 1e6
+        row["ceiling_lost_pct"] = statistics.median(x["ceiling_lost_pct"] for x in reps_done)
+        # sender-bound: every search found no loss at the generator's full rate
+        row["sender_bound"] = all(x["sender_bound"] for x in reps_done)
+        row["failed_rates"] = sorted(r for x in reps_done for r in x["failed_rates"])
+        row["cmd"] = reps_done[0]["cmd"]
+    search.append(row)
 peer_of = {"gnio-sink": ["testpmd-rxonly"], "gnio-run": {"rx": ["testpmd-rxonly"], "fwd": ["testpmd-io", "testpmd-macswap"]}}
-for g in rows:
-    if not g["who"].startswith("gnio") or g["mpps"] is None:
-        continue
-    peers = peer_of[g["who"]]
-    peers = peers[g["mode"]] if isinstance(peers, dict) else peers
-    for p in rows:
-        if p["who"] in peers and p["mode"] == g["mode"] and p["socket"] == g["socket"] and p["mpps"]:
-            ratios.append({"mode": g["mode"], "socket": g["socket"], "gnio": g["contestant"], "peer": p["contestant"],
-                           "ratio": g["mpps"] / p["mpps"], "gnio_sender_bound": g["sender_bound"]})
+def ratios_of(rows):
+    ratios = []
+    for g in rows:
+        if not g["who"].startswith("gnio") or g["mpps"] is None:
+            continue
+        peers = peer_of[g["who"]]
+        peers = peers[g["mode"]] if isinstance(peers, dict) else peers
+        for p in rows:
+            if p["who"] in peers and p["mode"] == g["mode"] and p["socket"] == g["socket"] and p["mpps"]:
+                ratios.append({"mode": g["mode"], "socket": g["socket"], "gnio": g["contestant"],
+                               "peer": p["contestant"], "ratio": g["mpps"] / p["mpps"],
+                               "gnio_sender_bound": g["sender_bound"], "peer_sender_bound": p["sender_bound"]})
+    return ratios
+ratios, search_ratios = ratios_of(rows), ratios_of(search)
 doc = {"bench": "peers", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
        "machine": "%s, %d cores, kernel %s" % (platform.node(), os.cpu_count(), platform.release()),
        "frames": int(n), "size": int(size), "reps": int(reps), "generator": "gnio gen %s" % gen_kind,
        "dpdk": dpdk, "pinned": pin == "1", "loadavg_start": load0, "loadavg_end": load1,
-       "rate": "delivered / generator send time", "rows": rows, "ratios": ratios}
+       "rate": "delivered / generator send time", "rows": rows, "ratios": ratios,
+       "search": search, "search_ratios": search_ratios}
 json.dump(doc, open(os.path.join(out, "peers.json"), "w"), indent=1)
-lines = ["| mode | socket | contestant | Mpps (median) | runs (Mpps) | delivered | generator Mpps | note |",
-         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-for r in rows:
-    if r["mpps"] is None:
-        lines.append("| %s | %s | %s | failed | | | | %s |" % (r["mode"], r["socket"], r["contestant"], "; ".join(r["failed"])))
-        continue
-    lines.append("| %s | %s | %s | %.3f | %s | %.1f %% | %.3f | %s |" % (
-        r["mode"], r["socket"], r["contestant"], r["mpps"], " / ".join("%.3f" % v for v in r["mpps_runs"]),
-        r["delivered_pct"], r["gen_mpps"], "sender-bound (kept up)" if r["sender_bound"] else ""))
-lines += ["", "| mode | socket | gnio | peer | gnio / peer |", "| --- | --- | --- | --- | --- |"]
-for q in ratios:
-    lines.append("| %s | %s | %s | %s | %.2f%s |" % (q["mode"], q["socket"], q["gnio"], q["peer"], q["ratio"],
-                                                   " (gnio sender-bound)" if q["gnio_sender_bound"] else ""))
+def bound(q):
+    both = [w for w, b in (("gnio", q["gnio_sender_bound"]), ("peer", q["peer_sender_bound"])) if b]
+    return " (%s sender-bound)" % " and ".join(both) if both else ""
+def ratio_lines(ratios):
+    out = ["| mode | socket | gnio | peer | gnio / peer |", "| --- | --- | --- | --- | --- |"]
+    return out + ["| %s | %s | %s | %s | %.2f%s |" % (q["mode"], q["socket"], q["gnio"], q["peer"], q["ratio"], bound(q))
+                  for q in ratios]
+lines = []
+if rows:
+    lines += ["| mode | socket | contestant | Mpps (median) | runs (Mpps) | delivered | generator Mpps | note |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        if r["mpps"] is None:
+            lines.append("| %s | %s | %s | failed | | | | %s |" % (r["mode"], r["socket"], r["contestant"], "; ".join(r["failed"])))
+            continue
+        lines.append("| %s | %s | %s | %.3f | %s | %.1f %% | %.3f | %s |" % (
+            r["mode"], r["socket"], r["contestant"], r["mpps"], " / ".join("%.3f" % v for v in r["mpps_runs"]),
+            r["delivered_pct"], r["gen_mpps"], "sender-bound (kept up)" if r["sender_bound"] else ""))
+    lines += [""] + ratio_lines(ratios)
+if search:
+    lines += ["" if lines else None, "Zero-loss rate (RFC 2544-style search, %s s trials, to %s %% of the ceiling):" % (
+        trial_s, res_pct), "",
+              "| mode | socket | contestant | zero-loss Mpps (median) | searches (Mpps) | ceiling Mpps (lost there) | trials | rates that lost (kfps) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [l for l in lines if l is not None]
+    for r in search:
+        if r["mpps"] is None:
+            lines.append("| %s | %s | %s | failed | | | %d | %s |" % (r["mode"], r["socket"], r["contestant"], r["trials"],
+                                                                 "; ".join(r["failed"])))
+            continue
+        lines.append("| %s | %s | %s | %.3f%s | %s | %.3f (%.1f %%) | %d | %s |" % (
+            r["mode"], r["socket"], r["contestant"], r["mpps"], " (sender-bound)" if r["sender_bound"] else "",
+            " / ".join("%.3f" % v for v in r["mpps_reps"]), r["ceiling_mpps"], r["ceiling_lost_pct"], r["trials"],
+            ", ".join("%d" % (v // 1000) for v in r["failed_rates"])))
+    lines += [""] + ratio_lines(search_ratios)
 open(os.path.join(out, "peers.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 print("peers: %s (%s, %s; load average %s at the start, %s at the end)" % (

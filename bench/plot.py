@@ -260,11 +260,7 @@ def plot_launch(doc, out, fmt):
 
 # -------------------------------------------------------------- peers --
 
-def plot_peers(doc, out, fmt):
-    rows = [r for r in doc.get("rows", []) if r.get("mpps") is not None]
-    if not rows:
-        return []
-    fig, ax = plt.subplots(figsize=(8, 4.8))
+def peer_bars(ax, rows, ylabel):
     labels = ["%s\n%s %s" % (r["contestant"], r["mode"], r["socket"]) for r in rows]
     colors = ["tab:green" if r["contestant"].startswith("gnio") else "tab:orange" for r in rows]
     # Hatched: the contestant kept up with the generator (its ceiling is higher).
@@ -275,12 +271,25 @@ def plot_peers(doc, out, fmt):
                     va="bottom", fontsize=7, textcoords="offset points", xytext=(0, 2))
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
-    ax.set_ylabel("Mpps delivered over the generator's send time")
-    ax.set_title("veth, %s B frames, one generator: gnio (green) vs DPDK testpmd (orange)\n%s%s; hatched: "
-                 "sender-bound" % (doc.get("size", "?"), doc.get("machine", ""),
-                                   ", load avg %s" % doc["loadavg_start"] if doc.get("loadavg_start") else ""),
-                 fontsize=9)
+    ax.set_ylabel(ylabel, fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
+
+
+def plot_peers(doc, out, fmt):
+    panels = [(rows, label) for rows, label in (
+        ([r for r in doc.get("rows", []) if r.get("mpps") is not None],
+         "Mpps delivered over the generator's send time"),
+        ([r for r in doc.get("search", []) if r.get("mpps") is not None],
+         "highest zero-loss Mpps (RFC 2544-style search)")) if rows]
+    if not panels:
+        return []
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 4.8 * len(panels)), squeeze=False)
+    for ax, (rows, label) in zip(axes[:, 0], panels):
+        peer_bars(ax, rows, label)
+    axes[0, 0].set_title("veth, %s B frames, one generator: gnio (green) vs DPDK testpmd (orange)\n%s%s; hatched: "
+                         "sender-bound" % (doc.get("size", "?"), doc.get("machine", ""),
+                                           ", load avg %s" % doc["loadavg_start"] if doc.get("loadavg_start") else ""),
+                         fontsize=9)
     return [save(fig, out, "peers", fmt)]
 
 
@@ -336,9 +345,24 @@ def peers_table(doc):
                      "sender-bound" if r.get("sender_bound") else ""))
     t = md_table(["mode", "socket", "contestant", "Mpps", "runs", "delivered", "note"], body)
     rat = [(q["mode"], q["socket"], q["gnio"], q["peer"], "%.2f" % q["ratio"]) for q in doc.get("ratios", [])]
-    return "%s; %s; pinned %s; load average %s → %s\n\n%s\n\n%s" % (
+    text = "%s; %s; pinned %s; load average %s → %s" % (
         doc.get("machine", "?"), doc.get("dpdk", "?"), doc.get("pinned"), doc.get("loadavg_start", "?"),
-        doc.get("loadavg_end", "?"), t, md_table(["mode", "socket", "gnio", "peer", "gnio / peer"], rat))
+        doc.get("loadavg_end", "?"))
+    if body:
+        text += "\n\n%s\n\n%s" % (t, md_table(["mode", "socket", "gnio", "peer", "gnio / peer"], rat))
+    search = doc.get("search", [])
+    if search:
+        body = [(r["mode"], r["socket"], r["contestant"],
+                 "failed" if r.get("mpps") is None else "%.3f" % r["mpps"],
+                 "%.3f" % r["ceiling_mpps"] if "ceiling_mpps" in r else "", r["trials"],
+                 "sender-bound" if r.get("sender_bound") else "") for r in search]
+        rat = [(q["mode"], q["socket"], q["gnio"], q["peer"], "%.2f" % q["ratio"])
+               for q in doc.get("search_ratios", [])]
+        text += "\n\nZero-loss rate (%s s trials):\n\n%s\n\n%s" % (
+            search[0].get("trial_s", "?"),
+            md_table(["mode", "socket", "contestant", "zero-loss Mpps", "ceiling Mpps", "trials", "note"], body),
+            md_table(["mode", "socket", "gnio", "peer", "gnio / peer"], rat))
+    return text
 
 
 def main():

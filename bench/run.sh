@@ -13,6 +13,7 @@
 #   3b. an idle queue's proxy CPU, adaptive against busy polling
 #      (bench/idle_cpu.sh --json) -> idle_cpu.jsonl
 #   4. --peers (root, DPDK): gnio beside testpmd on a veth pair -> peers.json
+#      (GNIO_PEERS_SEARCH=1: with each row's highest zero-loss rate)
 #   5. --wires (root): bench/wires/veth_rates.sh -> wires.txt
 #   6. tables.md (markdown of every JSON above) and, with matplotlib and
 #      without --no-plots, PNG plots in plots/ (bench/plot.py)
