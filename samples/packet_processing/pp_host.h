@@ -37,11 +37,22 @@ struct pp_tcp_path {
 	uint32_t rx_idx, tx_idx;
 	/* what it did (read after stop) */
 	uint64_t segments, syn_acks, fin_acks, resets_sent, resets_seen, opened, closed, tx_full, ignored;
+	/* left at stop (pp_tcp_path_count_left): answers the kernel never took,
+	 * segments this path never read */
+	uint64_t tx_unsent, unhandled;
 };
 
 /* Start the thread. Returns 0, or -1 (pthread_create failed). */
 int pp_tcp_path_start(struct pp_tcp_path *p);
 void pp_tcp_path_stop(struct pp_tcp_path *p);
+/* Before the kernel stops: wait up to timeout_ns until this path has read
+ * every segment handed to it and the kernel has sent every answer (both
+ * semaphores all FREE). Returns 1 drained, 0 timed out. */
+int pp_tcp_path_drain(struct pp_tcp_path *p, uint64_t timeout_ns);
+/* After the kernel and this path stopped: count what is left in the
+ * semaphores (tx_unsent, unhandled), so the books close on a loaded
+ * machine where the drain timed out. */
+void pp_tcp_path_count_left(struct pp_tcp_path *p);
 
 struct pp_stats_reader {
 	struct gnio_gpu_semaphore *sem;

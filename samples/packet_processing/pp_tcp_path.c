@@ -137,6 +137,36 @@ int pp_tcp_path_start(struct pp_tcp_path *p)
 	return p->running ? 0 : -1;
 }
 
+/* Records of sem in state want (ACQUIRE loads of each status). */
+static uint32_t count_status(struct gnio_gpu_semaphore *sem, uint32_t items, enum gnio_gpu_semaphore_status want)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < items; i++) {
+		enum gnio_gpu_semaphore_status st;
+		n += gnio_gpu_semaphore_get_status(sem, i, &st) == GNIO_SUCCESS && st == want;
+	}
+	return n;
+}
+
+int pp_tcp_path_drain(struct pp_tcp_path *p, uint64_t timeout_ns)
+{
+	const uint64_t end = mono_ns() + timeout_ns;
+	for (;;) {
+		if (!count_status(p->tcp_sem, PP_TCP_ITEMS, GNIO_GPU_SEMAPHORE_STATUS_READY) &&
+		    !count_status(p->tx_sem, PP_TX_ITEMS, GNIO_GPU_SEMAPHORE_STATUS_READY))
+			return 1;
+		if (mono_ns() > end)
+			return 0;
+		nap_us(200);
+	}
+}
+
+void pp_tcp_path_count_left(struct pp_tcp_path *p)
+{
+	p->tx_unsent = count_status(p->tx_sem, PP_TX_ITEMS, GNIO_GPU_SEMAPHORE_STATUS_READY);
+	p->unhandled = count_status(p->tcp_sem, PP_TCP_ITEMS, GNIO_GPU_SEMAPHORE_STATUS_READY);
+}
+
 void pp_tcp_path_stop(struct pp_tcp_path *p)
 {
 	if (!p->running)
