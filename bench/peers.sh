@@ -47,7 +47,9 @@
 # generator's wire kind on veth B, default afxdp: the fastest sender here),
 # GNIO_PEERS_GPU (gnio run's --gpu, default cpu), TESTPMD (default
 # dpdk-testpmd), GNIO_PEERS_TESTPMD_MEM (MB for --no-huge, default 1024),
-# GNIO_PEERS_TESTPMD_DESC (testpmd --rxd/--txd, default 4096), GNIO_PEERS_PIN
+# GNIO_PEERS_TESTPMD_DESC (testpmd --rxd/--txd, default 4096),
+# GNIO_PEERS_TESTPMD_EAL (more EAL options; scripts/dpdk-carry's env.sh sets
+# it and TESTPMD for a machine without DPDK), GNIO_PEERS_PIN
 # (1: the generator on CPU 0 and the contestant on CPU 1, one core each;
 # default 0: the scheduler places every thread), GNIO_PEERS_SEARCH (1: the
 # zero-loss search above; default 0), GNIO_PEERS_TRIAL_S (2),
@@ -68,6 +70,7 @@ DUT_GPU=${GNIO_PEERS_GPU:-cpu}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 TP_MEM=${GNIO_PEERS_TESTPMD_MEM:-1024}
 TP_DESC=${GNIO_PEERS_TESTPMD_DESC:-4096} # RX/TX descriptors: gnio's default ring is 4096
+TP_EAL=${GNIO_PEERS_TESTPMD_EAL:-} # more EAL options (scripts/dpdk-carry: -d its drivers)
 PIN=${GNIO_PEERS_PIN:-0}
 SEARCH=${GNIO_PEERS_SEARCH:-0}
 TRIAL_S=${GNIO_PEERS_TRIAL_S:-2}
@@ -144,7 +147,7 @@ dut_cmd() {
 		fwd=${who#testpmd-}
 		# --no-huge: no hugepages needed; --no-shconf: no shared runtime files;
 		# --stats-period keeps it running until SIGINT without a terminal.
-		echo "$TESTPMD --no-huge --no-shconf --no-pci -m $TP_MEM $TP_CORES --vdev $vdev --log-level=3" \
+		echo "$TESTPMD --no-huge --no-shconf --no-pci -m $TP_MEM $TP_CORES $TP_EAL --vdev $vdev --log-level=3" \
 			"-- --forward-mode=$fwd --port-topology=loop --auto-start --nb-cores=1 --rxd=$TP_DESC --txd=$TP_DESC" \
 			"--total-num-mbufs=16384 --stats-period 1"
 		;;
