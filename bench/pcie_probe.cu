@@ -621,10 +621,11 @@ __global__ void ek_kernel(struct ek_args a)
 				const struct gnio_txq_extra x = gnio_txq_with_hdr((const uint8_t *)h, hl);
 				uint32_t b = 0;
 				uint64_t off = 0, t = 0;
-				if (gnio_txq_locate_x(&tq, (uint64_t)(uintptr_t)pkt, q.pkt_mkey, len, x, &b, &off) ==
+				struct gnio_tx_buf tb;
+				if (gnio_txq_locate_x(&tq, (uint64_t)(uintptr_t)pkt, q.pkt_mkey, len, x, &b, &off, &tb) ==
 					    GNIO_SUCCESS &&
 				    gnio_tx_ring_reserve_exclusive(&tq, 1, &t) == GNIO_SUCCESS)
-					gnio_txq_post(&tq, t, b, off, len, 0, 0, x);
+					gnio_txq_post(&tq, t, b, &tb, off, len, 0, 0, x);
 			}
 		} else if (a.ring_calls == 4) {
 			if (tid == 0) {

@@ -847,6 +847,66 @@ static void rx_stress(int inline_header)
 
 /* The hold slot of an offset: a shift for power-of-two elements, a division
  * otherwise, both past 4 GiB. */
+/* The send's lookup: the entry it finds is returned whole (the send marks
+ * the hold word from that copy), in a table of more than one buffer, by key
+ * in either byte order or by address; the hold word is the frame's slot in
+ * an RX pool and none in a TX pool; a held write marks it and publishes the
+ * descriptor as a plain write does. */
+static void test_tx_find_buf_copy_and_hold(void **state)
+{
+	(void)state;
+	struct tx_fix f;
+	tx_fix_init(&f, 8, 1);
+	uint8_t *rx = test_zalloc_line(16 * 128);
+	uint32_t *hold = test_zalloc_line(16 * sizeof(uint32_t));
+	f.q.nbufs = 2;
+	f.q.bufs[1].base = rx;
+	f.q.bufs[1].size = 16 * 128;
+	f.q.bufs[1].elem_size = 128;
+	f.q.bufs[1].hold = hold;
+	f.q.bufs[1].mkey = 0x11223344u;
+
+	struct gnio_tx_buf b = {0};
+	uint64_t off = 0;
+	assert_int_equal(gnio_tx_ring_find_buf_copy(&f.q, (uint64_t)(uintptr_t)(rx + 5 * 128), 0x11223344u, 60, &off, &b), 1);
+	assert_int_equal(off, 5 * 128);
+	assert_ptr_equal(b.base, rx);
+	assert_ptr_equal(b.hold, hold);
+	assert_int_equal(b.elem_size, 128);
+	assert_ptr_equal(gnio_tx_buf_hold_word(&b, off), &hold[5]);
+	assert_int_equal(gnio_tx_ring_find_buf_copy(&f.q, (uint64_t)(uintptr_t)(rx + 7 * 128 + 4), 0x44332211u, 60, &off,
+						    &b),
+			 1);
+	assert_ptr_equal(gnio_tx_buf_hold_word(&b, off), &hold[7]);
+	/* by address, the TX pool: no hold word */
+	assert_int_equal(gnio_tx_ring_find_buf_copy(&f.q, (uint64_t)(uintptr_t)(f.pool + 64), 0, 60, &off, &b), 0);
+	assert_ptr_equal(b.base, f.pool);
+	assert_null(gnio_tx_buf_hold_word(&b, off));
+	/* the RX pool's key on a TX pool address, and a frame past its buffer */
+	assert_int_equal(gnio_tx_ring_find_buf_copy(&f.q, (uint64_t)(uintptr_t)f.pool, 0x11223344u, 60, &off, &b), -1);
+	assert_int_equal(gnio_tx_ring_find_buf(&f.q, (uint64_t)(uintptr_t)(rx + 15 * 128 + 100), 0, 60, &off), -1);
+
+	/* a held write: the mark, then the descriptor as a plain write makes it */
+	assert_int_equal(gnio_tx_ring_find_buf_copy(&f.q, (uint64_t)(uintptr_t)(rx + 3 * 128), 0, 60, &off, &b), 1);
+	uint64_t t = 0;
+	assert_ok(gnio_tx_ring_reserve(&f.q, 1, &t));
+	const uint8_t hdr[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+	gnio_tx_ring_write_held(&f.q, t, gnio_tx_buf_hold_word(&b, off), 1, off, 60, 0, 0, hdr, 12, 0);
+	assert_int_equal(hold[3], GNIO_HOLD_SENT);
+	assert_int_equal(hold[2] | hold[4], GNIO_HOLD_FREE);
+	struct gnio_tx_desc_view v;
+	assert_true(tx_ready(&f, t, &v));
+	assert_int_equal(v.buf, 1);
+	assert_int_equal(v.buf_off, 3 * 128);
+	assert_int_equal(v.len, 60);
+	assert_int_equal(v.hdr_len, 12);
+	assert_memory_equal(v.hdr, hdr, 12);
+	assert_true(v.flags & GNIO_TX_F_UNORDERED);
+	free(rx);
+	free(hold);
+	tx_fix_fini(&f);
+}
+
 static void test_slot_of(void **state)
 {
 	(void)state;
@@ -980,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_tx_stale_lap_and_recover),
 		cmocka_unit_test(test_tx_words_each_checked),
 		cmocka_unit_test(test_tx_header_roundtrip),
+		cmocka_unit_test(test_tx_find_buf_copy_and_hold),
 		cmocka_unit_test(test_slot_of),
 		cmocka_unit_test(test_rx_stress_two_threads),
 		cmocka_unit_test(test_rx_stress_inline_header),

@@ -56,18 +56,19 @@ GNIO_DEV gnio_error_t gnio_txq_reserve_mode(const struct gnio_gpu_eth_txq *q, ui
 	return gnio_tx_ring_reserve_shared(q, n, ticket, sharing == GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_CTA);
 }
 
-/* Validate one frame: its buffer index and offset. */
+/* Validate one frame: its buffer index, offset, and a copy of the buffer's
+ * entry (in registers: the send reads it again for the hold word). */
 GNIO_DEV gnio_error_t gnio_txq_locate(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t size,
-				      uint32_t *buf, uint64_t *off)
+				      uint32_t *buf, uint64_t *off, struct gnio_tx_buf *b)
 {
 	if (GNIO_UNLIKELY(q->nbufs == 0))
 		return GNIO_ERROR_BAD_STATE;
 	if (GNIO_UNLIKELY(size == 0 || size > 0xffffffffull))
 		return GNIO_ERROR_INVALID_VALUE;
-	int b = gnio_tx_ring_find_buf(q, addr, mkey, size, off);
-	if (GNIO_UNLIKELY(b < 0))
+	const int i = gnio_tx_ring_find_buf_copy(q, addr, mkey, size, off, b);
+	if (GNIO_UNLIKELY(i < 0))
 		return GNIO_ERROR_INVALID_VALUE;
-	*buf = (uint32_t)b;
+	*buf = (uint32_t)i;
 	return GNIO_SUCCESS;
 }
 
@@ -91,15 +92,16 @@ GNIO_DEV struct gnio_txq_extra gnio_txq_with_hdr(const uint8_t *hdr, uint32_t hd
 }
 #define GNIO_TXQ_PLAIN gnio_txq_plain()
 
-/* Fill and publish the descriptor of a reserved ticket. */
-GNIO_DEV void gnio_txq_post(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, uint64_t off,
-			    uint64_t size, uint32_t flags, uint64_t send_at_ns, struct gnio_txq_extra x)
+/* Fill and publish the descriptor of a reserved ticket; b is the frame's
+ * buffer entry (gnio_txq_locate's copy). */
+GNIO_DEV void gnio_txq_post(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, const struct gnio_tx_buf *b,
+			    uint64_t off, uint64_t size, uint32_t flags, uint64_t send_at_ns, struct gnio_txq_extra x)
 {
 	uint32_t f = (flags & GNIO_GPUNETIO_ETH_SEND_FLAG_NOTIFY) ? GNIO_TX_F_NOTIFY : 0u;
 	if (send_at_ns)
 		f |= GNIO_TX_F_TIMED;
-	gnio_tx_ring_hold(q, buf, off);
-	gnio_tx_ring_write(q, ticket, buf, off, (uint32_t)size, f, send_at_ns, x.hdr, x.hdr_len, x.ordered);
+	gnio_tx_ring_write_held(q, ticket, gnio_tx_buf_hold_word(b, off), buf, off, (uint32_t)size, f, send_at_ns, x.hdr,
+				x.hdr_len, x.ordered);
 	if (f & GNIO_TX_F_NOTIFY)
 		gnio_fetch_max_dev_u64(&q->lc->notify_end, ticket + 1);
 }
@@ -107,9 +109,9 @@ GNIO_DEV void gnio_txq_post(const struct gnio_gpu_eth_txq *q, uint64_t ticket, u
 /* A member's frame, checked: located in a registered buffer, and its header
  * (if any) no longer than the descriptor holds or the frame. */
 GNIO_DEV gnio_error_t gnio_txq_locate_x(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t size,
-					struct gnio_txq_extra x, uint32_t *buf, uint64_t *off)
+					struct gnio_txq_extra x, uint32_t *buf, uint64_t *off, struct gnio_tx_buf *b)
 {
-	gnio_error_t err = gnio_txq_locate(q, addr, mkey, size, buf, off);
+	gnio_error_t err = gnio_txq_locate(q, addr, mkey, size, buf, off, b);
 	if (err == GNIO_SUCCESS &&
 	    GNIO_UNLIKELY(x.hdr_len > GNIO_TX_HDR_BYTES || x.hdr_len > size || (x.hdr_len && !x.hdr)))
 		err = GNIO_ERROR_INVALID_VALUE;
@@ -122,7 +124,8 @@ GNIO_DEV gnio_error_t gnio_txq_send_thread_impl(const struct gnio_gpu_eth_txq *q
 {
 	uint32_t buf;
 	uint64_t off, t;
-	gnio_error_t err = gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off);
+	struct gnio_tx_buf b;
+	gnio_error_t err = gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off, &b);
 #if GNIO_ON_GPU
 	if (sharing != GNIO_GPUNETIO_ETH_RESOURCE_SHARING_MODE_EXCLUSIVE) {
 		/* Threads of one warp that arrive together reserve together:
@@ -154,7 +157,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_thread_impl(const struct gnio_gpu_eth_txq *q
 		if (rerr != GNIO_SUCCESS)
 			return (gnio_error_t)rerr;
 		t = base + __popc(senders & ((1u << g.thread_rank()) - 1u));
-		gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
+		gnio_txq_post(q, t, buf, &b, off, size, flags, send_at_ns, x);
 		if (out_ticket)
 			*out_ticket = t;
 		return GNIO_SUCCESS;
@@ -165,7 +168,7 @@ alone:
 		err = gnio_txq_reserve_mode(q, 1, &t, sharing);
 	if (err != GNIO_SUCCESS)
 		return err;
-	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
+	gnio_txq_post(q, t, buf, &b, off, size, flags, send_at_ns, x);
 	if (out_ticket)
 		*out_ticket = t;
 	return GNIO_SUCCESS;
@@ -176,8 +179,8 @@ alone:
  * first (every member gets it, nothing was queued, so a retry loop stays
  * uniform), then the member's own error, then its frame at ticket t. */
 GNIO_DEV gnio_error_t gnio_txq_member_post(const struct gnio_gpu_eth_txq *q, gnio_error_t group_err, gnio_error_t mine,
-					   uint64_t size, uint64_t t, uint32_t buf, uint64_t off, uint32_t flags,
-					   uint64_t send_at_ns, struct gnio_txq_extra x,
+					   uint64_t size, uint64_t t, uint32_t buf, const struct gnio_tx_buf *b,
+					   uint64_t off, uint32_t flags, uint64_t send_at_ns, struct gnio_txq_extra x,
 					   gnio_gpu_dev_eth_ticket_t *out_ticket)
 {
 	if (group_err == GNIO_ERROR_AGAIN)
@@ -188,7 +191,7 @@ GNIO_DEV gnio_error_t gnio_txq_member_post(const struct gnio_gpu_eth_txq *q, gni
 		return GNIO_SUCCESS;
 	if (group_err != GNIO_SUCCESS)
 		return group_err;
-	gnio_txq_post(q, t, buf, off, size, flags, send_at_ns, x);
+	gnio_txq_post(q, t, buf, b, off, size, flags, send_at_ns, x);
 	if (out_ticket)
 		*out_ticket = t;
 	return GNIO_SUCCESS;
@@ -205,14 +208,16 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_owned(const struct gnio_gpu_eth_txq *q,
 	const uint32_t lane = threadIdx.x & 31u;
 	const uint64_t t0 = q->lc->tail;
 	uint64_t done = q->lc->cached_done;
+	const uint32_t ring = q->size;
 	uint32_t buf = 0;
 	uint64_t off = 0;
-	const gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off) : GNIO_SUCCESS;
+	struct gnio_tx_buf b = {};
+	const gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off, &b) : GNIO_SUCCESS;
 	const uint32_t senders = __ballot_sync(0xffffffffu, size && mine == GNIO_SUCCESS);
 	const uint32_t n = __popc(senders);
 	gnio_error_t err = GNIO_SUCCESS;
 	int refreshed = 0;
-	if (n > q->size) {
+	if (n > ring) {
 		err = GNIO_ERROR_INVALID_VALUE;
 	} else if (n && !gnio_tx_ring_fits(q, t0, n, done)) {
 		/* As gnio_tx_ring_room(), but every lane loads; lane 0 stores. */
@@ -231,7 +236,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_owned(const struct gnio_gpu_eth_txq *q,
 			q->lc->tail = t0 + n;
 	}
 	__syncwarp();
-	return gnio_txq_member_post(q, err, mine, size, t0 + __popc(senders & ((1u << lane) - 1u)), buf, off, flags,
+	return gnio_txq_member_post(q, err, mine, size, t0 + __popc(senders & ((1u << lane) - 1u)), buf, &b, off, flags,
 				    send_at_ns, x, out_ticket);
 }
 
@@ -245,7 +250,8 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, 
 	const uint32_t lane = threadIdx.x & 31u;
 	uint32_t buf = 0;
 	uint64_t off = 0;
-	gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off) : GNIO_SUCCESS;
+	struct gnio_tx_buf b = {};
+	gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off, &b) : GNIO_SUCCESS;
 	const uint32_t senders = __ballot_sync(0xffffffffu, size && mine == GNIO_SUCCESS);
 	const uint32_t n = __popc(senders);
 	unsigned long long base = 0;
@@ -258,7 +264,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_warp_impl(const struct gnio_gpu_eth_txq *q, 
 	err = __shfl_sync(0xffffffffu, err, 0);
 	base = __shfl_sync(0xffffffffu, base, 0);
 	return gnio_txq_member_post(q, (gnio_error_t)err, mine, size, base + __popc(senders & ((1u << lane) - 1u)), buf,
-				    off, flags, send_at_ns, x, out_ticket);
+				    &b, off, flags, send_at_ns, x, out_ticket);
 }
 
 /* Every thread of a 1-D block calls; thread 0 reserves for the block's
@@ -277,7 +283,8 @@ GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q,
 	const uint32_t live = in_warp == 32u ? 0xffffffffu : ((1u << in_warp) - 1u);
 	uint32_t buf = 0;
 	uint64_t off = 0;
-	gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off) : GNIO_SUCCESS;
+	struct gnio_tx_buf b = {};
+	gnio_error_t mine = size ? gnio_txq_locate_x(q, addr, mkey, size, x, &buf, &off, &b) : GNIO_SUCCESS;
 	const uint32_t senders = __ballot_sync(live, size && mine == GNIO_SUCCESS);
 	__syncthreads(); /* the previous call has finished with s_* */
 	if (lane == 0)
@@ -297,7 +304,7 @@ GNIO_DEV gnio_error_t gnio_txq_send_block_impl(const struct gnio_gpu_eth_txq *q,
 	}
 	__syncthreads();
 	return gnio_txq_member_post(q, (gnio_error_t)s_err, mine, size,
-				    s_base + s_warp_start[warp] + __popc(senders & ((1u << lane) - 1u)), buf, off, flags,
+				    s_base + s_warp_start[warp] + __popc(senders & ((1u << lane) - 1u)), buf, &b, off, flags,
 				    send_at_ns, x, out_ticket);
 }
 #else
@@ -591,8 +598,8 @@ GNIO_DEV void gnio_gpu_dev_eth_txq_commit(const struct gnio_gpu_eth_txq *txq, ui
 					  enum gnio_gpu_eth_send_flags flags, uint64_t send_at_ns)
 {
 	const uint32_t b = (uint32_t)txq->slot_buf;
-	gnio_txq_post(txq, ticket, b, (uint64_t)(ticket & txq->mask) * txq->bufs[b].elem_size, len, flags,
-		      send_at_ns, GNIO_TXQ_PLAIN);
+	gnio_txq_post(txq, ticket, b, &txq->bufs[b], (uint64_t)(ticket & txq->mask) * txq->bufs[b].elem_size, len,
+		      flags, send_at_ns, GNIO_TXQ_PLAIN);
 }
 
 #endif /* GNIO_DEVICE_ETH_TXQ_H */

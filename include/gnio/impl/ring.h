@@ -657,22 +657,40 @@ GNIO_HD gnio_error_t gnio_tx_ring_reserve_exclusive(const struct gnio_gpu_eth_tx
 
 /* Sender: the buffer holding [addr, addr + len). mkey names the array (either
  * byte order, as DOCA code passes it); 0 means "find it by address". Returns
- * the table index, or -1 (INVALID_VALUE for the caller). */
-GNIO_HD int gnio_tx_ring_find_buf(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t len,
-				  uint64_t *off)
+ * the table index, or -1 (INVALID_VALUE for the caller), and the entry
+ * itself in *found: each entry is read whole, its loads issued together,
+ * and the send takes the hold words from the copy, not from the table
+ * again (a lone sender's path is a chain of dependent loads). */
+GNIO_HD int gnio_tx_ring_find_buf_copy(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t len,
+				       uint64_t *off, struct gnio_tx_buf *found)
 {
-	uint32_t swapped = (mkey >> 24) | ((mkey >> 8) & 0xff00u) | ((mkey << 8) & 0xff0000u) | (mkey << 24);
-	for (uint32_t i = 0; i < q->nbufs; i++) {
-		const struct gnio_tx_buf *b = &q->bufs[i];
-		if (mkey && b->mkey != mkey && b->mkey != swapped)
-			continue;
-		uint64_t base = (uint64_t)(uintptr_t)b->base;
-		if (addr >= base && addr - base < b->size && len <= b->size - (addr - base)) {
+	const uint32_t swapped = (mkey >> 24) | ((mkey >> 8) & 0xff00u) | ((mkey << 8) & 0xff0000u) | (mkey << 24);
+	const uint32_t nbufs = q->nbufs;
+	for (uint32_t i = 0; i < nbufs; i++) {
+		const struct gnio_tx_buf b = q->bufs[i];
+		const uint64_t base = (uint64_t)(uintptr_t)b.base;
+		const int key_ok = !mkey || b.mkey == mkey || b.mkey == swapped;
+		if (key_ok && addr >= base && addr - base < b.size && len <= b.size - (addr - base)) {
 			*off = addr - base;
+			*found = b;
 			return (int)i;
 		}
 	}
 	return -1;
+}
+
+GNIO_HD int gnio_tx_ring_find_buf(const struct gnio_gpu_eth_txq *q, uint64_t addr, uint32_t mkey, uint64_t len,
+				  uint64_t *off)
+{
+	struct gnio_tx_buf b;
+	return gnio_tx_ring_find_buf_copy(q, addr, mkey, len, off, &b);
+}
+
+/* Sender: the hold word of the RX slot at off in buffer b, or NULL when b is
+ * not an RX pool. */
+GNIO_HD uint32_t *gnio_tx_buf_hold_word(const struct gnio_tx_buf *b, uint64_t off)
+{
+	return b->hold ? &b->hold[gnio_slot_of(off, b->elem_size)] : NULL;
 }
 
 /* Sender: an RX slot is about to leave in place: mark it, so the RX proxy
@@ -683,29 +701,36 @@ GNIO_HD int gnio_tx_ring_find_buf(const struct gnio_gpu_eth_txq *q, uint64_t add
  * (tx_proxy.c, hold_done). */
 GNIO_HD void gnio_tx_ring_hold(const struct gnio_gpu_eth_txq *q, uint32_t buf, uint64_t off)
 {
-	const struct gnio_tx_buf *b = &q->bufs[buf];
-	if (b->hold)
-		gnio_store_relaxed_u32(&b->hold[gnio_slot_of(off, b->elem_size)], GNIO_HOLD_SENT);
+	uint32_t *hold = gnio_tx_buf_hold_word(&q->bufs[buf], off);
+	if (hold)
+		gnio_store_relaxed_u32(hold, GNIO_HOLD_SENT);
 }
 
 /* Sender: fill descriptor `ticket`. ordered: bytes this thread wrote before
  * (payload, hold mark) reach the proxy first; bytes written by other threads
  * must be ordered before the call by the caller (e.g. __syncthreads()).
  * Unordered: nothing is fenced; for a sender that wrote no payload bytes.
- * hdr_len <= GNIO_TX_HDR_BYTES (the caller checks). */
-GNIO_HD void gnio_tx_ring_write(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, uint64_t buf_off,
-				uint32_t len, uint32_t flags, uint64_t send_at_ns, const uint8_t *hdr,
-				uint32_t hdr_len, int ordered)
+ * hdr_len <= GNIO_TX_HDR_BYTES (the caller checks). hold: the RX slot's hold
+ * word to mark first (gnio_tx_buf_hold_word), or NULL. */
+GNIO_HD void gnio_tx_ring_write_held(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t *hold, uint32_t buf,
+				     uint64_t buf_off, uint32_t len, uint32_t flags, uint64_t send_at_ns,
+				     const uint8_t *hdr, uint32_t hdr_len, int ordered)
 {
-	uint64_t *w = q->desc[ticket & q->mask].w;
+	/* The handle's fields first, all loads before the first store: each
+	 * store's "memory" clobber would make the compiler load them again
+	 * after it, one dependent load more on a lone sender's path. */
+	const size_t entry = (size_t)(ticket & q->mask);
+	uint64_t *const w = q->desc[entry].w;
+	uint64_t *const hdr_lines = q->desc_hdr;
 	const uint64_t phase = gnio_rx_meta_phase(ticket, q->size_log2);
+	if (hold)
+		gnio_store_relaxed_u32(hold, GNIO_HOLD_SENT); /* see gnio_tx_ring_hold() */
 	flags = (flags & ~GNIO_TX_F_UNORDERED) | (ordered ? 0u : GNIO_TX_F_UNORDERED);
 	/* Only the words the length needs: the proxy reads no more
 	 * (gnio_tx_ring_read), and each store to host memory is time a send
 	 * spends (bench/pcie_probe). */
 	if (hdr_len)
-		gnio_hdr_words_put(q->desc_hdr + (size_t)(ticket & q->mask) * GNIO_TX_HDR_LINE_WORDS,
-				   (hdr_len + 6u) / 7u, hdr, hdr_len, phase);
+		gnio_hdr_words_put(hdr_lines + entry * GNIO_TX_HDR_LINE_WORDS, (hdr_len + 6u) / 7u, hdr, hdr_len, phase);
 	if (flags & GNIO_TX_F_TIMED)
 		gnio_store_relaxed_u64(&w[2], phase | (send_at_ns & ~GNIO_TX_PHASE));
 	gnio_store_relaxed_u64(&w[1], phase | ((uint64_t)hdr_len << GNIO_TX_W1_HDR_SHIFT) | len);
@@ -723,6 +748,13 @@ GNIO_HD void gnio_tx_ring_write(const struct gnio_gpu_eth_txq *q, uint64_t ticke
 	/* RELEASE(tx.desc): payload, hold mark and the other words before w0;
 	 * pairs with ACQUIRE(tx.desc) in gnio_tx_ring_read(). */
 	gnio_store_release_u64(&w[0], w0);
+}
+
+GNIO_HD void gnio_tx_ring_write(const struct gnio_gpu_eth_txq *q, uint64_t ticket, uint32_t buf, uint64_t buf_off,
+				uint32_t len, uint32_t flags, uint64_t send_at_ns, const uint8_t *hdr,
+				uint32_t hdr_len, int ordered)
+{
+	gnio_tx_ring_write_held(q, ticket, NULL, buf, buf_off, len, flags, send_at_ns, hdr, hdr_len, ordered);
 }
 
 /* Sender: the plain form, no header. */
