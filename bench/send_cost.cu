@@ -49,12 +49,6 @@ static const char *const variant_names[V_COUNT] = {
 	"ring.h: reserve, hold, write",     "gnio_tx_ring_find_buf",           "6 dependent ld.shared",
 	"6 dependent generic loads (shared)", "1 relaxed store to host memory", "4 relaxed stores to host memory"};
 
-static __device__ __forceinline__ uint64_t load_acquire_sys(const uint64_t *p)
-{
-	uint64_t v;
-	asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-	return v;
-}
 static __device__ __forceinline__ uint64_t load_generic(const uint64_t *p)
 {
 	uint64_t v;
@@ -86,7 +80,7 @@ __global__ void send_cost_kernel(struct gnio_gpu_eth_txq txq, const uint64_t *ho
 	for (int r = 0; r < REPS; r++) {
 		/* The frame's address depends on the load, so nothing of the
 		 * variant is computed before the first clock read. */
-		const uint64_t v = load_acquire_sys(host_word);
+		const uint64_t v = gnio_load_acquire_u64(host_word);
 		const uint64_t addr = pool + ((uint64_t)r + v) % RING * SLOT;
 		const uint32_t len = lane == 0 ? 64u : 0u;
 		const uint32_t hdr[3] = {(uint32_t)v ^ lane, 0x01020304u, (uint32_t)r};
