@@ -344,9 +344,10 @@ for key in dict.fromkeys(map(key_of, runs)):
     rows.append(row)
 # The zero-loss search: a trial passed when nothing was lost and the
 # generator held the rate asked (the search script's own rule).
+def held(t):
+    return not t["rate_pps"] or t["offered"] / t["gen_elapsed_s"] >= 0.97 * t["rate_pps"]
 def passed(t):
-    held = not t["rate_pps"] or t["offered"] / t["gen_elapsed_s"] >= 0.97 * t["rate_pps"]
-    return "failed" not in t and t["lost"] == 0 and held
+    return "failed" not in t and t["lost"] == 0 and held(t)
 def search_once(ts):
     """One search's trials -> (zero-loss pps, ceiling pps, lost % there, sender-bound), or a failure."""
     unpaced = [t for t in ts if t["rate_pps"] == 0 and "failed" not in t]
@@ -358,7 +359,8 @@ def search_once(ts):
     best = ceiling if bound else max((t["rate_pps"] for t in ts if t["rate_pps"] and passed(t)), default=0)
     return {"pps": best, "ceiling": ceiling, "ceiling_lost_pct": 100.0 * u["lost"] / u["offered"],
             "sender_bound": bound, "cmd": u["cmd"],
-            "failed_rates": sorted(t["rate_pps"] for t in ts if t["rate_pps"] and not passed(t))}
+            "failed_rates": sorted(t["rate_pps"] for t in ts if t["rate_pps"] and not passed(t) and held(t)),
+            "short_rates": sorted(t["rate_pps"] for t in ts if t["rate_pps"] and not held(t))}
 search = []
 for key in dict.fromkeys(map(key_of, trials)):
     ts = [t for t in trials if key_of(t) == key]
@@ -376,6 +378,7 @@ for key in dict.fromkeys(map(key_of, trials)):
         # sender-bound: every search found no loss at the generator's full rate
         row["sender_bound"] = all(x["sender_bound"] for x in reps_done)
         row["failed_rates"] = sorted(r for x in reps_done for r in x["failed_rates"])
+        row["short_rates"] = sorted(r for x in reps_done for r in x["short_rates"])
         row["cmd"] = reps_done[0]["cmd"]
     search.append(row)
 peer_of = {"gnio-sink": ["testpmd-rxonly"], "gnio-run": {"rx": ["testpmd-rxonly"], "fwd": ["testpmd-io", "testpmd-macswap"]}}
@@ -433,7 +436,10 @@ if search:
         lines.append("| %s | %s | %s | %.3f%s | %s | %.3f (%.1f %%) | %d | %s |" % (
             r["mode"], r["socket"], r["contestant"], r["mpps"], " (sender-bound)" if r["sender_bound"] else "",
             " / ".join("%.3f" % v for v in r["mpps_reps"]), r["ceiling_mpps"], r["ceiling_lost_pct"], r["trials"],
-            ", ".join("%d" % (v // 1000) for v in r["failed_rates"])))
+            "; ".join(filter(None, (
+                ", ".join("%d" % (v // 1000) for v in r["failed_rates"]),
+                "the generator fell short at %s" % ", ".join("%d" % (v // 1000) for v in r["short_rates"])
+                if r["short_rates"] else "")))))
     lines += [""] + ratio_lines(search_ratios)
 open(os.path.join(out, "peers.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
