@@ -223,26 +223,23 @@ row.update(offered=gen["sent"], gen_elapsed_s=gen["elapsed_s"], gen_mpps=gen["mp
            tx_packets=int(tx or 0), back_at_generator=int(back), delivered=delivered,
            mpps=delivered / gen["elapsed_s"] / 1e6 if gen["elapsed_s"] > 0 else 0.0,
            lost=gen["sent"] - delivered)
+# The search's rule, decided here once: "short" when the generator fell
+# below 97 % of the rate asked (nothing higher can be offered), else "pass"
+# when nothing was lost, else "loss".
+row["achieved_pps"] = int(gen["sent"] / gen["elapsed_s"]) if gen["elapsed_s"] > 0 else 0
+short = int(rate) and row["achieved_pps"] < 0.97 * int(rate)
+row["verdict"] = "short" if short else "pass" if row["lost"] == 0 else "loss"
 print(json.dumps(row))
 PY
 	tail -1 "$jsonl" | grep -q '"failed"' && return 1
 	return 0
 }
 
-# trial_verdict JSONL: the last trial's outcome and the generator's achieved
-# rate: "pass PPS" (nothing lost, the rate held), "loss PPS", "short PPS"
-# (the generator fell below 97 % of the rate asked) or "failed 0".
+# trial_verdict JSONL: the last trial's verdict (run_one's: pass, loss or
+# short) and the generator's achieved rate, or "failed 0".
 trial_verdict() {
-	"$PY" -c '
-import json, sys
-r = json.loads(sys.argv[1])
-if "failed" in r:
-    print("failed 0"); sys.exit()
-pps = int(r["offered"] / r["gen_elapsed_s"]) if r["gen_elapsed_s"] > 0 else 0
-if r["rate_pps"] and pps < 0.97 * r["rate_pps"]:
-    print("short", pps)
-else:
-    print("pass" if r["lost"] == 0 else "loss", pps)' "$(tail -1 "$1")"
+	"$PY" -c 'import json, sys; r = json.loads(sys.argv[1]); print(r.get("verdict", "failed"), r.get("achieved_pps", 0))' \
+		"$(tail -1 "$1")"
 }
 
 # search_row WHO MODE SOCK REP: the RFC 2544-style search of the header;
@@ -342,12 +339,11 @@ for key in dict.fromkeys(map(key_of, runs)):
         row["mpps"] = None
         row["failed"] = sorted({r.get("failed", "?") for r in runs if key_of(r) == key})
     rows.append(row)
-# The zero-loss search: a trial passed when nothing was lost and the
-# generator held the rate asked (the search script's own rule).
+# The zero-loss search: each trial carries run_one's verdict.
 def held(t):
-    return not t["rate_pps"] or t["offered"] / t["gen_elapsed_s"] >= 0.97 * t["rate_pps"]
+    return t.get("verdict") != "short"
 def passed(t):
-    return "failed" not in t and t["lost"] == 0 and held(t)
+    return t.get("verdict") == "pass"
 def search_once(ts):
     """One search's trials -> (zero-loss pps, ceiling pps, lost % there, sender-bound), or a failure."""
     unpaced = [t for t in ts if t["rate_pps"] == 0 and "failed" not in t]
@@ -423,11 +419,11 @@ if rows:
             r["delivered_pct"], r["gen_mpps"], "sender-bound (kept up)" if r["sender_bound"] else ""))
     lines += [""] + ratio_lines(ratios)
 if search:
-    lines += ["" if lines else None, "Zero-loss rate (RFC 2544-style search, %s s trials, to %s %% of the ceiling):" % (
-        trial_s, res_pct), "",
+    if lines:
+        lines.append("")
+    lines += ["Zero-loss rate (RFC 2544-style search, %s s trials, to %s %% of the ceiling):" % (trial_s, res_pct), "",
               "| mode | socket | contestant | zero-loss Mpps (median) | searches (Mpps) | ceiling Mpps (lost there) | trials | rates that lost (kfps) |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    lines = [l for l in lines if l is not None]
     for r in search:
         if r["mpps"] is None:
             lines.append("| %s | %s | %s | failed | | | %d | %s |" % (r["mode"], r["socket"], r["contestant"], r["trials"],
