@@ -54,7 +54,13 @@
 # default 0: the scheduler places every thread), GNIO_PEERS_SEARCH (1: the
 # zero-loss search above; default 0), GNIO_PEERS_TRIAL_S (2),
 # GNIO_PEERS_RES_PCT (5), GNIO_PEERS_SEARCH_REPS (1), GNIO_PEERS_ROUNDS (1: 0 skips the fixed-count
-# rounds, for a search alone).
+# rounds, for a search alone), GNIO_PEERS_GENS (1: generator processes run
+# side by side, each with its share of the frames and the rate, so that the
+# sender outruns the receiver; above 1 the generator must be afpacket, whose
+# sockets share veth B's one queue, where AF_XDP allows one socket per
+# queue), GNIO_PEERS_GEN_CPUS and GNIO_PEERS_DUT_CPUS (with GNIO_PEERS_PIN=1:
+# the CPU lists, default 0 and 1; generator i takes the i-th CPU of its list,
+# round robin).
 set -u -o pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,12 +83,22 @@ TRIAL_S=${GNIO_PEERS_TRIAL_S:-2}
 RES_PCT=${GNIO_PEERS_RES_PCT:-5}
 SEARCH_REPS=${GNIO_PEERS_SEARCH_REPS:-1}
 ROUNDS=${GNIO_PEERS_ROUNDS:-1}
-GEN_PIN="" DUT_PIN="" TP_CORES="-l 0-1"
+GENS=${GNIO_PEERS_GENS:-1}
+GEN_CPUS=${GNIO_PEERS_GEN_CPUS:-0}
+DUT_CPUS=${GNIO_PEERS_DUT_CPUS:-1}
+DUT_PIN="" TP_CORES="-l 0-1"
 if [ "$PIN" = 1 ]; then
-	# One core each: the generator on CPU 0, the contestant (all its
-	# threads; testpmd's main and forwarding lcores) on CPU 1.
-	GEN_PIN="taskset -c 0" DUT_PIN="taskset -c 1" TP_CORES="--lcores (0,1)@1"
+	# The generators on GEN_CPUS, the contestant (all its threads;
+	# testpmd's main and forwarding lcores) on DUT_CPUS.
+	DUT_PIN="taskset -c $DUT_CPUS" TP_CORES="--lcores (0,1)@($DUT_CPUS)"
 fi
+# gen_pin I: the taskset prefix of generator I (none unpinned).
+gen_pin() {
+	[ "$PIN" = 1 ] || return 0
+	local cpus
+	IFS=, read -r -a cpus <<<"$GEN_CPUS"
+	echo "taskset -c ${cpus[$(($1 % ${#cpus[@]}))]}"
+}
 OUT=${GNIO_BENCH_OUT:-$SRC/bench/results/$(date -u +%Y%m%dT%H%M%SZ)-$(uname -n)}
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -98,6 +114,10 @@ skip() {
 command -v ip >/dev/null || skip "no ip command (iproute2)"
 command -v "$TESTPMD" >/dev/null || skip "no $TESTPMD (Debian: dpdk-dev; scripts/bootstrap --bench installs it)"
 [ -x "$GNIO" ] || skip "no gnio binary at $GNIO (build first, or set GNIO)"
+if ! [ "$GENS" -ge 1 ] 2>/dev/null || { [ "$GENS" -gt 1 ] && [ "$GEN_KIND" != afpacket ]; }; then
+	echo "peers: GNIO_PEERS_GENS=$GENS: give 1, or more with GNIO_PEERS_GEN=afpacket (AF_XDP binds one socket to a queue)" >&2
+	exit 2
+fi
 
 NSA=gpA$$ NSB=gpB$$ VA=gpa$$ VB=gpb$$
 T=$(mktemp -d)
@@ -165,6 +185,24 @@ ready_mark() {
 	esac
 }
 
+# gen_all RATE COUNT: GENS generators side by side on veth B, each with its
+# share of COUNT frames and RATE frames/s (0: unpaced) and its own run of
+# sequence numbers; generator I writes $T/gen.I.out. Returns when all ended.
+gen_all() {
+	local rate=$1 count=$2 i c r first=0 pids=()
+	rm -f "$T"/gen.*.out "$T"/gen.*.err
+	for i in $(seq 0 $((GENS - 1))); do
+		c=$((count / GENS + (i < count % GENS ? 1 : 0)))
+		r=$((rate / GENS + (rate && i < rate % GENS ? 1 : 0)))
+		# shellcheck disable=SC2046
+		ip netns exec $NSB $(gen_pin "$i") "$GNIO" gen --wire "$GEN_KIND:$VB" --count "$c" --rate "$r" --size "$SIZE" \
+			--first-seq "$first" --json >"$T/gen.$i.out" 2>"$T/gen.$i.err" &
+		pids+=($!)
+		first=$((first + c))
+	done
+	wait "${pids[@]}"
+}
+
 # run_one WHO MODE SOCK REP [RATE COUNT JSONL]: start the contestant, feed
 # it COUNT frames (default N) at RATE frames/s (default 0: as fast as the
 # generator goes), stop it, and append one JSON line to JSONL (default
@@ -188,9 +226,7 @@ run_one() {
 	fi
 	sleep 0.5
 	b0=$(vb_rx)
-	# shellcheck disable=SC2086
-	ip netns exec $NSB $GEN_PIN "$GNIO" gen --wire "$GEN_KIND:$VB" --count "$count" --rate "$rate" --size "$SIZE" --json \
-		>"$T/gen.out" 2>"$T/gen.err"
+	gen_all "$rate" "$count"
 	sleep 1 # frames still in flight
 	kill -INT $DUT_PID 2>/dev/null
 	wait $DUT_PID 2>/dev/null
@@ -206,15 +242,18 @@ run_one() {
 		tx=$("$PY" -c 'import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1]).get("tx_packets", 0))' <"$T/dut.out" 2>/dev/null)
 		;;
 	esac
-	"$PY" - "$who" "$mode" "$sock" "$rep" "${rx:-}" "${tx:-}" "$((b1 - b0))" "$T/gen.out" "$cmd" "$rate" >>"$jsonl" <<'PY'
+	"$PY" - "$who" "$mode" "$sock" "$rep" "${rx:-}" "${tx:-}" "$((b1 - b0))" "$T" "$cmd" "$rate" "$GENS" >>"$jsonl" <<'PY'
 import json, sys
-who, mode, sock, rep, rx, tx, back, gen_path, cmd, rate = sys.argv[1:11]
-row = {"who": who, "mode": mode, "socket": sock, "rep": int(rep), "cmd": cmd, "rate_pps": int(rate)}
+who, mode, sock, rep, rx, tx, back, tdir, cmd, rate, gens = sys.argv[1:12]
+row = {"who": who, "mode": mode, "socket": sock, "rep": int(rep), "cmd": cmd, "rate_pps": int(rate), "generators": int(gens)}
 try:
-    gen = json.loads([l for l in open(gen_path) if l.startswith("{")][-1])
+    each = [json.loads([l for l in open("%s/gen.%d.out" % (tdir, i)) if l.startswith("{")][-1]) for i in range(int(gens))]
 except Exception as e:
-    row["failed"] = "generator gave no JSON: %s" % e
+    row["failed"] = "a generator gave no JSON: %s" % e
     print(json.dumps(row)); sys.exit()
+# The generators together: every frame sent, over the longest send time.
+gen = {"sent": sum(g["sent"] for g in each), "elapsed_s": max(g["elapsed_s"] for g in each)}
+gen["mpps"] = gen["sent"] / gen["elapsed_s"] / 1e6 if gen["elapsed_s"] > 0 else 0.0
 if rx == "":
     row["failed"] = "no receive count in the contestant's output"
     print(json.dumps(row)); sys.exit()
@@ -279,7 +318,7 @@ WHO_fwd="testpmd-io testpmd-macswap gnio-run"
 : >"$T/search.jsonl"
 FAILED=0
 [ "$ROUNDS" = 0 ] && REPS=0
-echo "peers: $N frames of $SIZE B per run from gnio gen ($GEN_KIND) on a veth pair; modes: $MODES;" \
+echo "peers: $N frames of $SIZE B per run from $GENS gnio gen ($GEN_KIND) on a veth pair; modes: $MODES;" \
 	"sockets: $SOCKETS; $REPS rounds; zero-loss searches: $([ "$SEARCH" = 1 ] && echo "$SEARCH_REPS" || echo 0); gnio run on --gpu $DUT_GPU; pinned: $PIN"
 for rep in $(seq "$REPS"); do
 	for mode in $MODES; do
@@ -312,9 +351,9 @@ cp "$T/runs.jsonl" "$OUT/peers.jsonl"
 cp "$T/search.jsonl" "$OUT/peers-search.jsonl"
 
 "$PY" - "$OUT" "$N" "$SIZE" "$REPS" "$GEN_KIND" "$DUT_GPU" "$("$TESTPMD" -v 2>&1 | grep -o 'DPDK [0-9.]*' | head -1)" \
-	"$PIN" "$LOAD0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$TRIAL_S" "$RES_PCT" <<'PY'
+	"$PIN" "$LOAD0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$TRIAL_S" "$RES_PCT" "$GENS" <<'PY'
 import json, os, platform, statistics, sys, time
-out, n, size, reps, gen_kind, dut_gpu, dpdk, pin, load0, load1, trial_s, res_pct = sys.argv[1:13]
+out, n, size, reps, gen_kind, dut_gpu, dpdk, pin, load0, load1, trial_s, res_pct, gens = sys.argv[1:14]
 def jsonl(name):
     return [json.loads(l) for l in open(os.path.join(out, name)) if l.strip()]
 runs, trials = jsonl("peers.jsonl"), jsonl("peers-search.jsonl")
@@ -394,7 +433,7 @@ def ratios_of(rows):
 ratios, search_ratios = ratios_of(rows), ratios_of(search)
 doc = {"bench": "peers", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
        "machine": "%s, %d cores, kernel %s" % (platform.node(), os.cpu_count(), platform.release()),
-       "frames": int(n), "size": int(size), "reps": int(reps), "generator": "gnio gen %s" % gen_kind,
+       "frames": int(n), "size": int(size), "reps": int(reps), "generator": "gnio gen %s" % gen_kind, "generators": int(gens),
        "dpdk": dpdk, "pinned": pin == "1", "loadavg_start": load0, "loadavg_end": load1,
        "rate": "delivered / generator send time", "rows": rows, "ratios": ratios,
        "search": search, "search_ratios": search_ratios}

@@ -233,6 +233,16 @@ int flow_xdp_attach(struct flow_xdp *x, int ifindex, uint32_t xdp_flags, int *di
 		}
 	}
 	err = xdp_program__attach(x->prog, ifindex, mode, 0);
+	if (err == -ENOENT) {
+		/* libxdp found no dispatcher object (xdp-dispatcher.o in its
+		 * package's BPF folder or LIBXDP_OBJECT_PATH): the library is
+		 * there without its files, as on a machine it was carried to.
+		 * libxdp falls back to the lone program only for EOPNOTSUPP;
+		 * the lone program is all the wire needs. */
+		err = bpf_xdp_attach(ifindex, x->prog_fd, xdp_flags | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL) ? -errno : 0;
+		if (!err)
+			GNIO_LOG_INFO(COMP, "libxdp has no dispatcher object here: the XDP program went in on its own");
+	}
 	if (!err) {
 		mp = xdp_multiprog__get_from_ifindex(ifindex);
 		if (!libxdp_get_error(mp) && mp) {

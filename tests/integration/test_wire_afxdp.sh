@@ -15,6 +15,23 @@ sink_wait
 expect "afxdp mode=skb: received" "$(json $TMPD/skb.json "j['rx_packets']")" 1000
 expect "afxdp mode=skb: mode reported" "$(json $TMPD/skb.json "j['mode'].split(',')[0]")" skb
 
+# libxdp without its BPF objects (a machine the library was carried to):
+# its dispatcher cannot load, and the program goes in on its own
+mkdir -p "$TMPD/no-bpf-objects"
+LIBXDP_OBJECT_PATH=$TMPD/no-bpf-objects GNIO_LOG_LEVEL=info sink_start "$NSA" nobpf --wire "afxdp:$VA" --count 1000 \
+	--duration 10 --verify || die "sink without libxdp's objects"
+ip netns exec "$NSB" "$GNIO" gen --wire "afxdp:$VB" --count 1000 >/dev/null || bad "gen 1000"
+sink_wait
+expect "afxdp without libxdp's objects: received" "$(json $TMPD/nobpf.json "j['rx_packets']")" 1000
+# the flow program goes in through libxdp; the plain one never asks for the dispatcher
+ip netns exec "$NSA" "$GNIO" caps --wire "afxdp:$VA" --gpu cpu --json >"$TMPD/caps.json" 2>/dev/null
+if [ "$(json $TMPD/caps.json "j['wire']['queries']['flow_actions']['kernel']")" = supported ]; then
+	expect "afxdp without libxdp's objects: the lone-program attach logged" \
+		"$(grep -c "no dispatcher object here" "$TMPD/nobpf.err")" 1
+fi
+if ip -n "$NSA" link show "$VA" | grep -q xdp; then bad "XDP program left after the run without libxdp's objects"; else
+	ok "the program attached without libxdp's objects was detached on exit"; fi
+
 # a killed run leaves its XDP program; the next run removes it and works
 sink_start "$NSA" killed --wire "afxdp:$VA" --duration 60 || die "sink"
 kill -9 "$SINKPID"; wait "$SINKPID" 2>/dev/null

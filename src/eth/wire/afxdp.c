@@ -362,7 +362,9 @@ static gnio_error_t attach_prog(struct afxdp_wire *w)
 			return gnio_fail(GNIO_ERROR_NOT_PERMITTED, COMP,
 					 "attaching XDP to %s was refused (needs CAP_NET_ADMIN)", w->ifname);
 		return gnio_fail(GNIO_ERROR_NOT_SUPPORTED, COMP, "afxdp: cannot attach XDP to %s in %s mode: %s",
-				 w->ifname, w->force_mode == XDP_FLAGS_SKB_MODE ? "skb" : "native", strerror(err));
+				 w->ifname,
+				 !w->force_mode ? "native or skb" : w->force_mode == XDP_FLAGS_SKB_MODE ? "skb" : "native",
+				 strerror(err));
 	}
 	if (w->xdp_dispatcher)
 		GNIO_LOG_INFO(COMP, "%s: the XDP program went in through libxdp's multi-program dispatcher", w->ifname);
