@@ -60,7 +60,14 @@
 # sockets share veth B's one queue, where AF_XDP allows one socket per
 # queue), GNIO_PEERS_GEN_CPUS and GNIO_PEERS_DUT_CPUS (with GNIO_PEERS_PIN=1:
 # the CPU lists, default 0 and 1; generator i takes the i-th CPU of its list,
-# round robin).
+# round robin), GNIO_PEERS_GNIO_ARGS (more options for gnio run, e.g.
+# "--poll busy"), GNIO_PEERS_WHO_RX / GNIO_PEERS_WHO_FWD (the contestants
+# of each mode, default all three), GNIO_PEERS_KEEP_DUT (1: keep each
+# contestant's output in $GNIO_BENCH_OUT/dut-*.txt).
+#
+# Each run's JSON line carries the contestant's own loss counters
+# (dut_drops: gnio's named drop reasons, kernel_tx_again and tx_errors;
+# testpmd's RX-dropped and TX-dropped), so a row that lost says where.
 set -u -o pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,6 +93,7 @@ ROUNDS=${GNIO_PEERS_ROUNDS:-1}
 GENS=${GNIO_PEERS_GENS:-1}
 GEN_CPUS=${GNIO_PEERS_GEN_CPUS:-0}
 DUT_CPUS=${GNIO_PEERS_DUT_CPUS:-1}
+GNIO_ARGS=${GNIO_PEERS_GNIO_ARGS:-}
 DUT_PIN="" TP_CORES="-l 0-1"
 if [ "$PIN" = 1 ]; then
 	# The generators on GEN_CPUS, the contestant (all its threads;
@@ -172,7 +180,7 @@ dut_cmd() {
 			"--total-num-mbufs=16384 --stats-period 1"
 		;;
 	gnio-sink) echo "$DUT_PIN $GNIO sink --wire $sock:$VA --duration 0 --json" ;;
-	gnio-run) echo "$DUT_PIN $GNIO run --wire $sock:$VA --gpu $DUT_GPU --app $([ "$mode" = rx ] && echo count || echo fwd) --duration 0 --json" ;;
+	gnio-run) echo "$DUT_PIN $GNIO run --wire $sock:$VA --gpu $DUT_GPU --app $([ "$mode" = rx ] && echo count || echo fwd) --duration 0 --json${GNIO_ARGS:+ $GNIO_ARGS}" ;;
 	esac
 }
 
@@ -232,6 +240,7 @@ run_one() {
 	wait $DUT_PID 2>/dev/null
 	DUT_PID=
 	b1=$(vb_rx)
+	[ "${GNIO_PEERS_KEEP_DUT:-0}" = 1 ] && cat "$T/dut.out" "$T/dut.err" >"$OUT/dut-$who-$mode-$sock-$rep-$rate.txt"
 	case $who in
 	testpmd-*)
 		rx=$(grep -A1 "Accumulated forward" "$T/dut.out" | grep -o "RX-packets: *[0-9]*" | grep -o "[0-9]*$")
@@ -243,7 +252,7 @@ run_one() {
 		;;
 	esac
 	"$PY" - "$who" "$mode" "$sock" "$rep" "${rx:-}" "${tx:-}" "$((b1 - b0))" "$T" "$cmd" "$rate" "$GENS" >>"$jsonl" <<'PY'
-import json, sys
+import json, re, sys
 who, mode, sock, rep, rx, tx, back, tdir, cmd, rate, gens = sys.argv[1:12]
 row = {"who": who, "mode": mode, "socket": sock, "rep": int(rep), "cmd": cmd, "rate_pps": int(rate), "generators": int(gens)}
 try:
@@ -268,6 +277,23 @@ row.update(offered=gen["sent"], gen_elapsed_s=gen["elapsed_s"], gen_mpps=gen["mp
 row["achieved_pps"] = int(gen["sent"] / gen["elapsed_s"]) if gen["elapsed_s"] > 0 else 0
 short = int(rate) and row["achieved_pps"] < 0.97 * int(rate)
 row["verdict"] = "short" if short else "pass" if row["lost"] == 0 else "loss"
+# Where the contestant says it lost frames (nonzero counters only).
+out = open(tdir + "/dut.out", errors="replace").read()
+drops = {}
+if who.startswith("testpmd"):
+    acc = out[out.rfind("Accumulated forward"):]
+    for name in ("RX-dropped", "TX-dropped"):
+        m = re.search(name + r": *(\d+)", acc)
+        if m and int(m.group(1)):
+            drops[name] = int(m.group(1))
+else:
+    try:
+        j = json.loads(out.strip().splitlines()[-1])
+        drops = {k: v for k, v in j.get("dropped", {}).items() if v}
+        drops.update({k: j[k] for k in ("kernel_tx_again", "tx_errors") if j.get(k)})
+    except (ValueError, IndexError):
+        pass
+row["dut_drops"] = drops
 print(json.dumps(row))
 PY
 	tail -1 "$jsonl" | grep -q '"failed"' && return 1
@@ -312,8 +338,8 @@ search_row() {
 }
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg) # other work on the machine, for the record
-WHO_rx="testpmd-rxonly gnio-sink gnio-run"
-WHO_fwd="testpmd-io testpmd-macswap gnio-run"
+WHO_rx=${GNIO_PEERS_WHO_RX:-"testpmd-rxonly gnio-sink gnio-run"}
+WHO_fwd=${GNIO_PEERS_WHO_FWD:-"testpmd-io testpmd-macswap gnio-run"}
 : >"$T/runs.jsonl"
 : >"$T/search.jsonl"
 FAILED=0
@@ -363,6 +389,14 @@ key_of = lambda r: (r["who"], r["mode"], r["socket"])
 def head(key):
     who, mode, sock = key
     return {"contestant": names.get(who, who), "who": who, "mode": mode, "socket": sock}
+def add_drops(dicts):
+    total = {}
+    for d in dicts:
+        for k, v in d.items():
+            total[k] = total.get(k, 0) + v
+    return total
+def drops_text(d):
+    return ", ".join("%s %d" % kv for kv in sorted(d.items()))
 rows = []
 for key in dict.fromkeys(map(key_of, runs)):
     ok = [r for r in runs if key_of(r) == key and "failed" not in r]
@@ -374,6 +408,7 @@ for key in dict.fromkeys(map(key_of, runs)):
         row["delivered_pct"] = 100.0 * statistics.median(r["delivered"] / r["offered"] for r in ok)
         row["sender_bound"] = row["delivered_pct"] >= 99.0
         row["cmd"] = ok[0]["cmd"]
+        row["dut_drops"] = add_drops(r.get("dut_drops", {}) for r in ok)
     else:
         row["mpps"] = None
         row["failed"] = sorted({r.get("failed", "?") for r in runs if key_of(r) == key})
@@ -392,7 +427,13 @@ def search_once(ts):
     ceiling = u["offered"] / u["gen_elapsed_s"]
     bound = passed(u)
     best = ceiling if bound else max((t["rate_pps"] for t in ts if t["rate_pps"] and passed(t)), default=0)
+    # No paced rate lost: only the unpaced trial did, so the zero-loss rate
+    # lies between the best pass and the generator's ceiling, within the
+    # search's resolution of it. Such a row is bound by what the generator
+    # could offer it, like a sender-bound one, and does not rank.
+    at_ceiling = not bound and not any(t["rate_pps"] and held(t) and not passed(t) for t in ts)
     return {"pps": best, "ceiling": ceiling, "ceiling_lost_pct": 100.0 * u["lost"] / u["offered"],
+            "ceiling_drops": u.get("dut_drops", {}), "at_ceiling": at_ceiling,
             "sender_bound": bound, "cmd": u["cmd"],
             "failed_rates": sorted(t["rate_pps"] for t in ts if t["rate_pps"] and not passed(t) and held(t)),
             "short_rates": sorted(t["rate_pps"] for t in ts if t["rate_pps"] and not held(t))}
@@ -410,8 +451,10 @@ for key in dict.fromkeys(map(key_of, trials)):
         row["mpps_reps"] = [round(x["pps"] / 1e6, 4) for x in reps_done]
         row["ceiling_mpps"] = statistics.median(x["ceiling"] for x in reps_done) / 1e6
         row["ceiling_lost_pct"] = statistics.median(x["ceiling_lost_pct"] for x in reps_done)
+        row["ceiling_drops"] = add_drops(x["ceiling_drops"] for x in reps_done)
         # sender-bound: every search found no loss at the generator's full rate
         row["sender_bound"] = all(x["sender_bound"] for x in reps_done)
+        row["at_ceiling"] = not row["sender_bound"] and all(x["sender_bound"] or x["at_ceiling"] for x in reps_done)
         row["failed_rates"] = sorted(r for x in reps_done for r in x["failed_rates"])
         row["short_rates"] = sorted(r for x in reps_done for r in x["short_rates"])
         row["cmd"] = reps_done[0]["cmd"]
@@ -428,7 +471,8 @@ def ratios_of(rows):
             if p["who"] in peers and p["mode"] == g["mode"] and p["socket"] == g["socket"] and p["mpps"]:
                 ratios.append({"mode": g["mode"], "socket": g["socket"], "gnio": g["contestant"],
                                "peer": p["contestant"], "ratio": g["mpps"] / p["mpps"],
-                               "gnio_sender_bound": g["sender_bound"], "peer_sender_bound": p["sender_bound"]})
+                               "gnio_sender_bound": g["sender_bound"], "peer_sender_bound": p["sender_bound"],
+                               "gnio_at_ceiling": g.get("at_ceiling", False), "peer_at_ceiling": p.get("at_ceiling", False)})
     return ratios
 ratios, search_ratios = ratios_of(rows), ratios_of(search)
 doc = {"bench": "peers", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -439,42 +483,48 @@ doc = {"bench": "peers", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime
        "search": search, "search_ratios": search_ratios}
 json.dump(doc, open(os.path.join(out, "peers.json"), "w"), indent=1)
 def bound(q):
-    both = [w for w, b in (("gnio", q["gnio_sender_bound"]), ("peer", q["peer_sender_bound"])) if b]
-    return " (%s sender-bound)" % " and ".join(both) if both else ""
+    notes = []
+    for what, key in (("sender-bound", "sender_bound"), ("at the generator's ceiling", "at_ceiling")):
+        who = [w for w in ("gnio", "peer") if q.get(w + "_" + key)]
+        if who:
+            notes.append("%s %s" % (" and ".join(who), what))
+    return " (%s)" % "; ".join(notes) if notes else ""
 def ratio_lines(ratios):
     out = ["| mode | socket | gnio | peer | gnio / peer |", "| --- | --- | --- | --- | --- |"]
     return out + ["| %s | %s | %s | %s | %.2f%s |" % (q["mode"], q["socket"], q["gnio"], q["peer"], q["ratio"], bound(q))
                   for q in ratios]
 lines = []
 if rows:
-    lines += ["| mode | socket | contestant | Mpps (median) | runs (Mpps) | delivered | generator Mpps | note |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["| mode | socket | contestant | Mpps (median) | runs (Mpps) | delivered | generator Mpps | note | the contestant's loss counters |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         if r["mpps"] is None:
-            lines.append("| %s | %s | %s | failed | | | | %s |" % (r["mode"], r["socket"], r["contestant"], "; ".join(r["failed"])))
+            lines.append("| %s | %s | %s | failed | | | | %s | |" % (r["mode"], r["socket"], r["contestant"], "; ".join(r["failed"])))
             continue
-        lines.append("| %s | %s | %s | %.3f | %s | %.1f %% | %.3f | %s |" % (
+        lines.append("| %s | %s | %s | %.3f | %s | %.1f %% | %.3f | %s | %s |" % (
             r["mode"], r["socket"], r["contestant"], r["mpps"], " / ".join("%.3f" % v for v in r["mpps_runs"]),
-            r["delivered_pct"], r["gen_mpps"], "sender-bound (kept up)" if r["sender_bound"] else ""))
+            r["delivered_pct"], r["gen_mpps"], "sender-bound (kept up)" if r["sender_bound"] else "",
+            drops_text(r["dut_drops"])))
     lines += [""] + ratio_lines(ratios)
 if search:
     if lines:
         lines.append("")
     lines += ["Zero-loss rate (RFC 2544-style search, %s s trials, to %s %% of the ceiling):" % (trial_s, res_pct), "",
-              "| mode | socket | contestant | zero-loss Mpps (median) | searches (Mpps) | ceiling Mpps (lost there) | trials | rates that lost (kfps) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| mode | socket | contestant | zero-loss Mpps (median) | searches (Mpps) | ceiling Mpps (lost there) | trials | rates that lost (kfps) | loss counters at the ceiling |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in search:
         if r["mpps"] is None:
-            lines.append("| %s | %s | %s | failed | | | %d | %s |" % (r["mode"], r["socket"], r["contestant"], r["trials"],
-                                                                 "; ".join(r["failed"])))
+            lines.append("| %s | %s | %s | failed | | | %d | %s | |" % (r["mode"], r["socket"], r["contestant"], r["trials"],
+                                                                   "; ".join(r["failed"])))
             continue
-        lines.append("| %s | %s | %s | %.3f%s | %s | %.3f (%.1f %%) | %d | %s |" % (
-            r["mode"], r["socket"], r["contestant"], r["mpps"], " (sender-bound)" if r["sender_bound"] else "",
+        lines.append("| %s | %s | %s | %.3f%s | %s | %.3f (%.1f %%) | %d | %s | %s |" % (
+            r["mode"], r["socket"], r["contestant"], r["mpps"],
+            " (sender-bound)" if r["sender_bound"] else " (at the ceiling)" if r["at_ceiling"] else "",
             " / ".join("%.3f" % v for v in r["mpps_reps"]), r["ceiling_mpps"], r["ceiling_lost_pct"], r["trials"],
             "; ".join(filter(None, (
                 ", ".join("%d" % (v // 1000) for v in r["failed_rates"]),
                 "the generator fell short at %s" % ", ".join("%d" % (v // 1000) for v in r["short_rates"])
-                if r["short_rates"] else "")))))
+                if r["short_rates"] else ""))), drops_text(r["ceiling_drops"])))
     lines += [""] + ratio_lines(search_ratios)
 open(os.path.join(out, "peers.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
