@@ -263,8 +263,10 @@ def plot_launch(doc, out, fmt):
 def peer_bars(ax, rows, ylabel):
     labels = ["%s\n%s %s" % (r["contestant"], r["mode"], r["socket"]) for r in rows]
     colors = ["tab:green" if r["contestant"].startswith("gnio") else "tab:orange" for r in rows]
-    # Hatched: the contestant kept up with the generator (its ceiling is higher).
-    hatches = ["//" if r.get("sender_bound") else "" for r in rows]
+    # Hatched: the contestant kept up with the generator (its ceiling is
+    # higher); dotted: its zero-loss rate is within the search's resolution
+    # of what the generator could offer (bounded by it too).
+    hatches = ["//" if r.get("sender_bound") else ".." if r.get("at_ceiling") else "" for r in rows]
     bars = ax.bar(range(len(rows)), [r["mpps"] for r in rows], color=colors, hatch=hatches)
     for b, r in zip(bars, rows):
         ax.annotate("%.3f" % r["mpps"], (b.get_x() + b.get_width() / 2, b.get_height()), ha="center",
@@ -286,9 +288,13 @@ def plot_peers(doc, out, fmt):
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 4.8 * len(panels)), squeeze=False)
     for ax, (rows, label) in zip(axes[:, 0], panels):
         peer_bars(ax, rows, label)
-    axes[0, 0].set_title("veth, %s B frames, one generator: gnio (green) vs DPDK testpmd (orange)\n%s%s; hatched: "
-                         "sender-bound" % (doc.get("size", "?"), doc.get("machine", ""),
-                                           ", load avg %s" % doc["loadavg_start"] if doc.get("loadavg_start") else ""),
+    gens, queues = doc.get("generators", 1), doc.get("queues", 1)
+    axes[0, 0].set_title("veth, %s B frames, %s: gnio (green) vs DPDK testpmd (orange)\n%s%s\nhatched: "
+                         "sender-bound; dotted: at the generator's ceiling" % (
+                             doc.get("size", "?"), ("one generator" if gens == 1 else "%d generators" % gens) +
+                             (", %d queues" % queues if queues > 1 else ""),
+                             doc.get("machine", ""),
+                             ", load avg %s" % doc["loadavg_start"] if doc.get("loadavg_start") else ""),
                          fontsize=9)
     return [save(fig, out, "peers", fmt)]
 
