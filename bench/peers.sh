@@ -57,13 +57,19 @@
 # rounds, for a search alone), GNIO_PEERS_GENS (1: generator processes run
 # side by side, each with its share of the frames and the rate, so that the
 # sender outruns the receiver; above 1 the generator must be afpacket, whose
-# sockets share veth B's one queue, where AF_XDP allows one socket per
-# queue), GNIO_PEERS_GEN_CPUS and GNIO_PEERS_DUT_CPUS (with GNIO_PEERS_PIN=1:
+# sockets share veth B, where the afxdp wire allows one gnio process per
+# interface), GNIO_PEERS_GEN_CPUS and GNIO_PEERS_DUT_CPUS (with GNIO_PEERS_PIN=1:
 # the CPU lists, default 0 and 1; generator i takes the i-th CPU of its list,
 # round robin), GNIO_PEERS_GNIO_ARGS (more options for gnio run, e.g.
 # "--poll busy"), GNIO_PEERS_WHO_RX / GNIO_PEERS_WHO_FWD (the contestants
 # of each mode, default all three), GNIO_PEERS_KEEP_DUT (1: keep each
-# contestant's output in $GNIO_BENCH_OUT/dut-*.txt).
+# contestant's output in $GNIO_BENCH_OUT/dut-*.txt), GNIO_PEERS_QUEUES (1:
+# queues on each end of the pair and per contestant; above 1 the kernel's
+# delivery is spread over that many sockets: testpmd gets that many queues
+# and forwarding lcores, gnio run --queues N, and the generators send
+# 16 flows per queue, which veth B's transmit hash spreads over its queues;
+# gnio sink takes one queue and sits such a run out, and so does afxdp:
+# DPDK's net_af_xdp opens one queue on veth).
 #
 # Each run's JSON line carries the contestant's own loss counters
 # (dut_drops: gnio's named drop reasons, kernel_tx_again and tx_errors;
@@ -94,11 +100,14 @@ GENS=${GNIO_PEERS_GENS:-1}
 GEN_CPUS=${GNIO_PEERS_GEN_CPUS:-0}
 DUT_CPUS=${GNIO_PEERS_DUT_CPUS:-1}
 GNIO_ARGS=${GNIO_PEERS_GNIO_ARGS:-}
-DUT_PIN="" TP_CORES="-l 0-1"
+QUEUES=${GNIO_PEERS_QUEUES:-1}
+# testpmd's main lcore and one per queue, on any CPU (more lcores than CPUs
+# is allowed this way)
+DUT_PIN="" TP_CORES="--lcores (0-$QUEUES)@(0-$(($(nproc) - 1)))"
 if [ "$PIN" = 1 ]; then
 	# The generators on GEN_CPUS, the contestant (all its threads;
 	# testpmd's main and forwarding lcores) on DUT_CPUS.
-	DUT_PIN="taskset -c $DUT_CPUS" TP_CORES="--lcores (0,1)@($DUT_CPUS)"
+	DUT_PIN="taskset -c $DUT_CPUS" TP_CORES="--lcores (0-$QUEUES)@($DUT_CPUS)"
 fi
 # gen_pin I: the taskset prefix of generator I (none unpinned).
 gen_pin() {
@@ -122,8 +131,13 @@ skip() {
 command -v ip >/dev/null || skip "no ip command (iproute2)"
 command -v "$TESTPMD" >/dev/null || skip "no $TESTPMD (Debian: dpdk-dev; scripts/bootstrap --bench installs it)"
 [ -x "$GNIO" ] || skip "no gnio binary at $GNIO (build first, or set GNIO)"
+if ! [ "$QUEUES" -ge 1 ] 2>/dev/null; then
+	echo "peers: GNIO_PEERS_QUEUES=$QUEUES: give a count of 1 or more" >&2
+	exit 2
+fi
 if ! [ "$GENS" -ge 1 ] 2>/dev/null || { [ "$GENS" -gt 1 ] && [ "$GEN_KIND" != afpacket ]; }; then
-	echo "peers: GNIO_PEERS_GENS=$GENS: give 1, or more with GNIO_PEERS_GEN=afpacket (AF_XDP binds one socket to a queue)" >&2
+	echo "peers: GNIO_PEERS_GENS=$GENS: give 1, or more with GNIO_PEERS_GEN=afpacket (the afxdp wire" \
+		"allows one gnio process per interface)" >&2
 	exit 2
 fi
 
@@ -138,7 +152,8 @@ cleanup() {
 }
 trap cleanup EXIT
 ip netns add $NSA && ip netns add $NSB || skip "cannot create network namespaces"
-ip link add $VA type veth peer name $VB || skip "cannot create a veth pair"
+ip link add $VA numtxqueues "$QUEUES" numrxqueues "$QUEUES" type veth \
+	peer name $VB numtxqueues "$QUEUES" numrxqueues "$QUEUES" || skip "cannot create a veth pair"
 ip link set $VA netns $NSA && ip link set $VB netns $NSB || exit 1
 for n in $NSA:$VA $NSB:$VB; do
 	# No IPv6: nothing but the generator's frames crosses the pair.
@@ -166,21 +181,21 @@ dut_cmd() {
 	case $who in
 	testpmd-*)
 		if [ "$sock" = afxdp ]; then
-			vdev="net_af_xdp0,iface=$VA,start_queue=0,queue_count=1"
+			vdev="net_af_xdp0,iface=$VA,start_queue=0,queue_count=$QUEUES"
 		else
 			# The ring gnio's afpacket wire has (16 MiB: 8192 frames of 2 KiB);
 			# the vdev's default is 512 frames.
-			vdev="net_af_packet0,iface=$VA,blocksz=4096,framesz=2048,framecnt=8192"
+			vdev="net_af_packet0,iface=$VA,blocksz=4096,framesz=2048,framecnt=8192,qpairs=$QUEUES"
 		fi
 		fwd=${who#testpmd-}
 		# --no-huge: no hugepages needed; --no-shconf: no shared runtime files;
 		# --stats-period keeps it running until SIGINT without a terminal.
 		echo "$TESTPMD --no-huge --no-shconf --no-pci -m $TP_MEM $TP_CORES $TP_EAL --vdev $vdev --log-level=3" \
-			"-- --forward-mode=$fwd --port-topology=loop --auto-start --nb-cores=1 --rxd=$TP_DESC --txd=$TP_DESC" \
-			"--total-num-mbufs=16384 --stats-period 1"
+			"-- --forward-mode=$fwd --port-topology=loop --auto-start --nb-cores=$QUEUES --rxq=$QUEUES --txq=$QUEUES" \
+			"--rxd=$TP_DESC --txd=$TP_DESC --total-num-mbufs=$((16384 * QUEUES)) --stats-period 1"
 		;;
 	gnio-sink) echo "$DUT_PIN $GNIO sink --wire $sock:$VA --duration 0 --json" ;;
-	gnio-run) echo "$DUT_PIN $GNIO run --wire $sock:$VA --gpu $DUT_GPU --app $([ "$mode" = rx ] && echo count || echo fwd) --duration 0 --json${GNIO_ARGS:+ $GNIO_ARGS}" ;;
+	gnio-run) echo "$DUT_PIN $GNIO run --wire $sock:$VA --gpu $DUT_GPU --queues $QUEUES --app $([ "$mode" = rx ] && echo count || echo fwd) --duration 0 --json${GNIO_ARGS:+ $GNIO_ARGS}" ;;
 	esac
 }
 
@@ -204,7 +219,7 @@ gen_all() {
 		r=$((rate / GENS + (rate && i < rate % GENS ? 1 : 0)))
 		# shellcheck disable=SC2046
 		ip netns exec $NSB $(gen_pin "$i") "$GNIO" gen --wire "$GEN_KIND:$VB" --count "$c" --rate "$r" --size "$SIZE" \
-			--first-seq "$first" --json >"$T/gen.$i.out" 2>"$T/gen.$i.err" &
+			--first-seq "$first" $FLOWS --json >"$T/gen.$i.out" 2>"$T/gen.$i.err" &
 		pids+=($!)
 		first=$((first + c))
 	done
@@ -339,12 +354,24 @@ search_row() {
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg) # other work on the machine, for the record
 WHO_rx=${GNIO_PEERS_WHO_RX:-"testpmd-rxonly gnio-sink gnio-run"}
+FLOWS=""
+if [ "$QUEUES" -gt 1 ]; then
+	WHO_rx=$(echo "$WHO_rx" | sed 's/gnio-sink//')
+	FLOWS="--flows $((16 * QUEUES))"
+	echo "peers: $QUEUES queues: gnio sink takes one queue, so it sits this run out"
+	# DPDK's net_af_xdp takes its queue limit from the interface's combined
+	# channels (ethtool), which veth does not report: it opens one queue.
+	if [ "$SOCKETS" != "${SOCKETS/afxdp/}" ]; then
+		SOCKETS=$(echo "$SOCKETS" | sed 's/afxdp//')
+		echo "peers: $QUEUES queues: testpmd's net_af_xdp opens one queue on veth (no combined channels), so afxdp sits this run out"
+	fi
+fi
 WHO_fwd=${GNIO_PEERS_WHO_FWD:-"testpmd-io testpmd-macswap gnio-run"}
 : >"$T/runs.jsonl"
 : >"$T/search.jsonl"
 FAILED=0
 [ "$ROUNDS" = 0 ] && REPS=0
-echo "peers: $N frames of $SIZE B per run from $GENS gnio gen ($GEN_KIND) on a veth pair; modes: $MODES;" \
+echo "peers: $N frames of $SIZE B per run from $GENS gnio gen ($GEN_KIND) on a veth pair of $QUEUES queue(s); modes: $MODES;" \
 	"sockets: $SOCKETS; $REPS rounds; zero-loss searches: $([ "$SEARCH" = 1 ] && echo "$SEARCH_REPS" || echo 0); gnio run on --gpu $DUT_GPU; pinned: $PIN"
 for rep in $(seq "$REPS"); do
 	for mode in $MODES; do
@@ -377,9 +404,9 @@ cp "$T/runs.jsonl" "$OUT/peers.jsonl"
 cp "$T/search.jsonl" "$OUT/peers-search.jsonl"
 
 "$PY" - "$OUT" "$N" "$SIZE" "$REPS" "$GEN_KIND" "$DUT_GPU" "$("$TESTPMD" -v 2>&1 | grep -o 'DPDK [0-9.]*' | head -1)" \
-	"$PIN" "$LOAD0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$TRIAL_S" "$RES_PCT" "$GENS" <<'PY'
+	"$PIN" "$LOAD0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$TRIAL_S" "$RES_PCT" "$GENS" "$QUEUES" <<'PY'
 import json, os, platform, statistics, sys, time
-out, n, size, reps, gen_kind, dut_gpu, dpdk, pin, load0, load1, trial_s, res_pct, gens = sys.argv[1:14]
+out, n, size, reps, gen_kind, dut_gpu, dpdk, pin, load0, load1, trial_s, res_pct, gens, queues = sys.argv[1:15]
 def jsonl(name):
     return [json.loads(l) for l in open(os.path.join(out, name)) if l.strip()]
 runs, trials = jsonl("peers.jsonl"), jsonl("peers-search.jsonl")
@@ -477,7 +504,7 @@ def ratios_of(rows):
 ratios, search_ratios = ratios_of(rows), ratios_of(search)
 doc = {"bench": "peers", "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
        "machine": "%s, %d cores, kernel %s" % (platform.node(), os.cpu_count(), platform.release()),
-       "frames": int(n), "size": int(size), "reps": int(reps), "generator": "gnio gen %s" % gen_kind, "generators": int(gens),
+       "frames": int(n), "size": int(size), "reps": int(reps), "generator": "gnio gen %s" % gen_kind, "generators": int(gens), "queues": int(queues),
        "dpdk": dpdk, "pinned": pin == "1", "loadavg_start": load0, "loadavg_end": load1,
        "rate": "delivered / generator send time", "rows": rows, "ratios": ratios,
        "search": search, "search_ratios": search_ratios}
