@@ -111,4 +111,25 @@ else
 	echo "skip - prlimit/setpriv not installed"
 fi
 
+# One interface, two gnio processes: a receiver on queue 0 holds the
+# interface (a second receiver is IN_USE at once), while a sender on
+# queue 1 takes no lock and runs beside it.
+MA=mqa$$ MB=mqb$$
+ip -n "$NSA" link add "$MA" numtxqueues 2 numrxqueues 2 type veth peer name "$MB" numtxqueues 2 numrxqueues 2 \
+	netns "$NSB" || die "a 2-queue veth pair"
+ip -n "$NSA" link set "$MA" up && ip -n "$NSB" link set "$MB" up || die "2-queue pair up"
+sink_start "$NSA" mqrx --wire "afxdp:$MA@0" --count 1000 --duration 10 --verify || die "sink on queue 0"
+ip netns exec "$NSA" "$GNIO" sink --wire "afxdp:$MA@1" --duration 1 >/dev/null 2>"$TMPD/mq2.err"; rc=$?
+expect "a second receiver on the interface: exit code" "$rc" 3
+expect "a second receiver on the interface: one line saying a gnio process receives on it" \
+	"$(wc -l <"$TMPD/mq2.err"):$(grep -c "in use by another gnio process that receives on it" "$TMPD/mq2.err")" "1:1"
+b0=$(ip netns exec "$NSB" cat "/sys/class/net/$MB/statistics/rx_packets")
+ip netns exec "$NSA" "$GNIO" gen --wire "afxdp:$MA@1" --count 500 >/dev/null 2>"$TMPD/mqtx.err"; rc=$?
+expect "a sender beside the receiver, on queue 1: exit code" "$rc" 0
+ip netns exec "$NSB" "$GNIO" gen --wire "afxdp:$MB@0" --count 1000 >/dev/null || bad "gen 1000 to queue 0"
+sink_wait
+expect "the receiver on queue 0 got the other side's frames" "$(json $TMPD/mqrx.json "j['rx_packets']")" 1000
+expect "the sender's frames reached the other side" \
+	"$(($(ip netns exec "$NSB" cat "/sys/class/net/$MB/statistics/rx_packets") - b0))" 500
+
 finish

@@ -27,9 +27,11 @@
  * load a six-instruction redirect program with libbpf instead. Either way
  * the socket is created with XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD (libxdp's
  * own default program is never used). An flock on
- * /run/gnio/afxdp-<netns>-<ifindex>.lock marks a live owner, so an attached
- * "gnio_xsk" program whose lock is free was left by a killed run and is
- * removed on open.
+ * /run/gnio/afxdp-<netns>-<ifindex>.lock marks a live owner of the program,
+ * taken with the first RX queue, so an attached "gnio_xsk" program whose
+ * lock is free was left by a killed run and is removed then. A wire that
+ * only sends attaches nothing and takes no lock: senders on other queues of
+ * the interface may run beside its receiver.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -285,6 +287,20 @@ static gnio_error_t clear_stale(struct afxdp_wire *w, int force)
 			      att[i].id, att[i].flag == XDP_FLAGS_DRV_MODE ? "native" : "skb", w->ifname,
 			      strcmp(name, PROG_NAME) ? "another program (force=1)" : "a killed gnio run");
 	}
+	return GNIO_SUCCESS;
+}
+
+/* Before the first RX queue: take the interface's lock (another live gnio
+ * receiver is IN_USE), and with it free, remove what a killed run left. */
+static gnio_error_t own_interface(struct afxdp_wire *w)
+{
+	if (w->lock.fd >= 0)
+		return GNIO_SUCCESS;
+	if (take_lock(&w->lock, w->ifindex) == GNIO_LOCKFILE_BUSY)
+		return gnio_fail(GNIO_ERROR_IN_USE, COMP, "afxdp:%s is in use by another gnio process that receives on it",
+				 w->ifname);
+	if (w->lock.fd >= 0) /* the lock was free: a gnio_xsk program still attached was left by a killed run */
+		return clear_stale(w, w->force);
 	return GNIO_SUCCESS;
 }
 
@@ -565,15 +581,6 @@ static gnio_error_t afxdp_open(struct gnio_dev *dev, const char *args, void **wi
 				w->ifname, w->qid, w->nrxq);
 		goto fail;
 	}
-	if (take_lock(&w->lock, w->ifindex) == GNIO_LOCKFILE_BUSY) {
-		err = gnio_fail(GNIO_ERROR_IN_USE, COMP, "afxdp:%s is in use by another gnio process", w->ifname);
-		goto fail;
-	}
-	if (w->lock.fd >= 0) { /* the lock was free: a gnio_xsk program still attached was left by a killed run */
-		err = clear_stale(w, w->force);
-		if (err)
-			goto fail;
-	}
 	set_mode(w, NULL);
 	*wire = w;
 	return GNIO_SUCCESS;
@@ -688,9 +695,10 @@ static gnio_error_t umem_error(struct afxdp_wire *w, int e, uint64_t size)
  * queue in deferred work (xp_put_pool -> xp_release_deferred, which takes
  * rtnl_lock), so a new bind can race it, for tens of milliseconds and much
  * longer while namespaces are being torn down elsewhere (cleanup_net holds
- * rtnl). Only a process holding our per-interface flock is a live gnio owner
- * (that case never gets here), so retry EBUSY for up to BIND_BUSY_MS before
- * reporting IN_USE (then it is a live foreign AF_XDP user). */
+ * rtnl). A second gnio receiver never gets here (the interface's flock
+ * stops it first), so retry EBUSY for up to BIND_BUSY_MS before reporting
+ * IN_USE: then the queue has a live socket, a foreign AF_XDP user's or a
+ * gnio process's that uses the same queue id (a sender takes no lock). */
 #define BIND_BUSY_MS 5000
 static int xsk_bind(struct afxdp_wire *w, struct xq *q, uint16_t qid, struct xsk_socket_config *sc)
 {
@@ -910,8 +918,12 @@ static gnio_error_t afxdp_rxq_open(void *wire, const struct gnio_wire_queue_cfg 
 	int ret;
 
 	/* The XDP program exists only while RX queues do: a TX-only socket
-	 * needs none, and an idle one would swallow the interface's traffic. */
+	 * needs none, and an idle one would swallow the interface's traffic.
+	 * Its owner holds the interface's lock from here to the wire's close. */
 	if (!w->attach_flags) {
+		err = own_interface(w);
+		if (err)
+			return err;
 		err = attach_prog(w);
 		if (err) {
 			detach_prog(w);
