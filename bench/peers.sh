@@ -309,6 +309,9 @@ else:
     except (ValueError, IndexError):
         pass
 row["dut_drops"] = drops
+# Of the frames lost, those the contestant names (kernel_tx_again counts
+# retries, not frames lost).
+row["lost_named"] = sum(v for k, v in drops.items() if k != "kernel_tx_again")
 print(json.dumps(row))
 PY
 	tail -1 "$jsonl" | grep -q '"failed"' && return 1
@@ -436,6 +439,8 @@ for key in dict.fromkeys(map(key_of, runs)):
         row["sender_bound"] = row["delivered_pct"] >= 99.0
         row["cmd"] = ok[0]["cmd"]
         row["dut_drops"] = add_drops(r.get("dut_drops", {}) for r in ok)
+        row["lost"] = sum(r["lost"] for r in ok)
+        row["lost_named"] = sum(r.get("lost_named", 0) for r in ok)
     else:
         row["mpps"] = None
         row["failed"] = sorted({r.get("failed", "?") for r in runs if key_of(r) == key})
@@ -522,16 +527,16 @@ def ratio_lines(ratios):
                   for q in ratios]
 lines = []
 if rows:
-    lines += ["| mode | socket | contestant | Mpps (median) | runs (Mpps) | delivered | generator Mpps | note | the contestant's loss counters |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["| mode | socket | contestant | Mpps (median) | runs (Mpps) | delivered | generator Mpps | note | lost (named by the contestant) | the contestant's loss counters |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         if r["mpps"] is None:
-            lines.append("| %s | %s | %s | failed | | | | %s | |" % (r["mode"], r["socket"], r["contestant"], "; ".join(r["failed"])))
+            lines.append("| %s | %s | %s | failed | | | | %s | | |" % (r["mode"], r["socket"], r["contestant"], "; ".join(r["failed"])))
             continue
-        lines.append("| %s | %s | %s | %.3f | %s | %.1f %% | %.3f | %s | %s |" % (
+        lines.append("| %s | %s | %s | %.3f | %s | %.1f %% | %.3f | %s | %d (%d) | %s |" % (
             r["mode"], r["socket"], r["contestant"], r["mpps"], " / ".join("%.3f" % v for v in r["mpps_runs"]),
             r["delivered_pct"], r["gen_mpps"], "sender-bound (kept up)" if r["sender_bound"] else "",
-            drops_text(r["dut_drops"])))
+            r["lost"], r["lost_named"], drops_text(r["dut_drops"])))
     lines += [""] + ratio_lines(ratios)
 if search:
     if lines:
