@@ -357,13 +357,15 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg) # other work on the machine, for the reco
 WHO_rx=${GNIO_PEERS_WHO_RX:-"testpmd-rxonly gnio-sink gnio-run"}
 FLOWS=""
 if [ "$QUEUES" -gt 1 ]; then
-	WHO_rx=$(echo "$WHO_rx" | sed 's/gnio-sink//')
 	FLOWS="--flows $((16 * QUEUES))"
-	echo "peers: $QUEUES queues: gnio sink takes one queue, so it sits this run out"
+	if [ "$WHO_rx" != "${WHO_rx/gnio-sink/}" ]; then
+		WHO_rx=${WHO_rx/gnio-sink/}
+		echo "peers: $QUEUES queues: gnio sink takes one queue, so it sits this run out"
+	fi
 	# DPDK's net_af_xdp takes its queue limit from the interface's combined
 	# channels (ethtool), which veth does not report: it opens one queue.
 	if [ "$SOCKETS" != "${SOCKETS/afxdp/}" ]; then
-		SOCKETS=$(echo "$SOCKETS" | sed 's/afxdp//')
+		SOCKETS=${SOCKETS/afxdp/}
 		echo "peers: $QUEUES queues: testpmd's net_af_xdp opens one queue on veth (no combined channels), so afxdp sits this run out"
 	fi
 fi

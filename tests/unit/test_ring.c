@@ -845,8 +845,6 @@ static void rx_stress(int inline_header)
 	rx_fix_fini(&f);
 }
 
-/* The hold slot of an offset: a shift for power-of-two elements, a division
- * otherwise, both past 4 GiB. */
 /* The send's lookup: the entry it finds is returned whole (the send marks
  * the hold word from that copy), in a table of more than one buffer, by key
  * in either byte order or by address; the hold word is the frame's slot in
@@ -907,6 +905,8 @@ static void test_tx_find_buf_copy_and_hold(void **state)
 	tx_fix_fini(&f);
 }
 
+/* The hold slot of an offset: a shift for power-of-two elements, a division
+ * otherwise, both past 4 GiB. */
 static void test_slot_of(void **state)
 {
 	(void)state;
